@@ -1,0 +1,1 @@
+"""Paper-agnostic numerical engines: networks, losses, flows, convex references, certificates."""

@@ -1,0 +1,212 @@
+"""Losses and the training objective, computed in log space where exponential tails would underflow.
+
+Margin losses act on q_i = y_i Φ(θ; x_i): exponential ℓ(q) = e^{−q}, logistic ℓ(q) = log(1 + e^{−q}).
+The square loss acts on outputs: ½‖Φ(θ; x_i) − y_i‖². ``Objective`` sums (or averages) over samples and
+gives the gradient and, for margin losses, the descent direction scaled by e^{shift} without forming the
+(possibly sub-1e-300) loss itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import mpmath
+import numpy as np
+from scipy.special import expit, logsumexp
+
+from numerics import backend as B
+from numerics.backend import Array
+
+
+class Model(Protocol):
+    degree: int
+    d_out: int
+    n_params: int
+
+    def forward(self, theta: Array, X: Array) -> Array: ...
+
+    def vjp(self, theta: Array, X: Array, G: Array) -> Array: ...
+
+
+def _is_object(x: Any) -> bool:
+    return not B.is_torch(x) and np.asarray(x).dtype == object
+
+
+def _mp_map(fn, q: Array) -> np.ndarray:
+    q = np.asarray(q, dtype=object)
+    out = np.empty(q.shape, dtype=object)
+    for index, value in np.ndenumerate(q):
+        out[index] = fn(mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value)
+    return out
+
+
+class MarginLoss:
+    """ℓ(q) with ℓ' < 0; subclasses give ℓ, log ℓ and log(−ℓ') stably for float64, mpmath and torch."""
+
+    name: str
+
+    def value(self, q: Array) -> Array:
+        raise NotImplementedError
+
+    def log_value(self, q: Array) -> Array:
+        raise NotImplementedError
+
+    def log_neg_derivative(self, q: Array) -> Array:
+        """log(−ℓ'(q))."""
+        raise NotImplementedError
+
+    def derivative(self, q: Array) -> Array:
+        lw = self.log_neg_derivative(q)
+        if _is_object(q):
+            return -_mp_map(mpmath.exp, lw)
+        return -(lw.exp() if B.is_torch(lw) else np.exp(lw))
+
+
+class ExponentialLoss(MarginLoss):
+    name = "exponential"
+
+    def value(self, q: Array) -> Array:
+        if _is_object(q):
+            return _mp_map(lambda v: mpmath.exp(-v), q)
+        return (-q).exp() if B.is_torch(q) else np.exp(-q)
+
+    def log_value(self, q: Array) -> Array:
+        return -q
+
+    def log_neg_derivative(self, q: Array) -> Array:
+        return -q
+
+
+class LogisticLoss(MarginLoss):
+    name = "logistic"
+
+    def value(self, q: Array) -> Array:
+        if _is_object(q):
+            return _mp_map(lambda v: mpmath.log1p(mpmath.exp(-v)), q)
+        if B.is_torch(q):
+            import torch
+
+            return torch.nn.functional.softplus(-q)
+        return np.logaddexp(0.0, -q)
+
+    def log_value(self, q: Array) -> Array:
+        # log log(1 + e^{-q}) = -q + log(log1p(u)/u) with u = e^{-q} for q > 0 (no underflow of u matters)
+        if _is_object(q):
+            return _mp_map(lambda v: mpmath.log(mpmath.log1p(mpmath.exp(-v))), q)
+        if B.is_torch(q):
+            import torch
+
+            u = torch.exp(-q.abs())
+            pos = -q + torch.log(torch.where(u > 0, torch.log1p(u) / torch.where(u > 0, u, 1), 1))
+            return torch.where(q > 0, pos, torch.log(torch.nn.functional.softplus(-q)))
+        q = np.asarray(q, dtype=float)
+        u = np.exp(-np.abs(q))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(u > 0, np.log1p(u) / np.where(u > 0, u, 1.0), 1.0)
+        return np.where(q > 0, -q + np.log(ratio), np.log(np.logaddexp(0.0, -q)))
+
+    def log_neg_derivative(self, q: Array) -> Array:
+        # −ℓ'(q) = 1/(1 + e^{q})
+        if _is_object(q):
+            return _mp_map(lambda v: -mpmath.log1p(mpmath.exp(v)), q)
+        if B.is_torch(q):
+            import torch
+
+            return -torch.nn.functional.softplus(q)
+        return -np.logaddexp(0.0, q)
+
+
+MARGIN_LOSSES: dict[str, MarginLoss] = {"exponential": ExponentialLoss(), "logistic": LogisticLoss()}
+
+
+def margin_loss(name: str) -> MarginLoss:
+    try:
+        return MARGIN_LOSSES[name]
+    except KeyError:
+        raise ValueError(f"unknown margin loss {name!r} (choose from {', '.join(MARGIN_LOSSES)})") from None
+
+
+def _logsumexp(values: Array) -> Array:
+    if _is_object(values):
+        top = max(values)
+        return top + mpmath.log(sum(mpmath.exp(v - top) for v in values))
+    if B.is_torch(values):
+        return values.logsumexp(0)
+    return logsumexp(values)
+
+
+def _exp(x: Array) -> Array:
+    if _is_object(x):
+        return _mp_map(mpmath.exp, x)
+    return x.exp() if B.is_torch(x) else np.exp(x)
+
+
+@dataclass(frozen=True, eq=False)
+class Objective:
+    """L(θ) = Σ_i ℓ_i(θ) (or the mean with ``mean=True``) for a model on data (X, Y).
+
+    ``loss`` is "square" (Y: n × d_out targets) or a margin loss name (Y: n labels ±1, scalar output).
+    """
+
+    model: Model
+    X: Array
+    Y: Array
+    loss: str
+    mean: bool = False
+
+    def __post_init__(self) -> None:
+        if self.loss != "square":
+            margin_loss(self.loss)
+            if self.model.d_out != 1:
+                raise ValueError("margin losses need a scalar-output model")
+
+    @property
+    def is_margin(self) -> bool:
+        return self.loss != "square"
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    def _scale(self) -> float:
+        return 1.0 / self.n if self.mean else 1.0
+
+    def margins(self, theta: Array) -> Array:
+        """q_i = y_i Φ(θ; x_i) (margin losses only)."""
+        return self.Y * self.model.forward(theta, self.X)[:, 0]
+
+    def residuals(self, theta: Array) -> Array:
+        """Φ(θ; x_i) − y_i (square loss only), n × d_out."""
+        return self.model.forward(theta, self.X) - self.Y
+
+    def value(self, theta: Array) -> Array:
+        if not self.is_margin:
+            r = self.residuals(theta)
+            return 0.5 * (r * r).sum() * self._scale()
+        return margin_loss(self.loss).value(self.margins(theta)).sum() * self._scale()
+
+    def log_value(self, theta: Array) -> Array:
+        """log L(θ), accurate when L is far below the float64 range (margin losses)."""
+        if not self.is_margin:
+            value = self.value(theta)
+            return mpmath.log(value) if _is_object(value) else np.log(value)
+        shift = np.log(self._scale()) if self.mean else 0.0
+        return _logsumexp(margin_loss(self.loss).log_value(self.margins(theta))) + shift
+
+    def log_weights(self, theta: Array) -> Array:
+        """log(−ℓ'(q_i)) + log(scale): −∇L = Σ_i e^{log_weights_i} y_i ∇Φ(θ; x_i)."""
+        lw = margin_loss(self.loss).log_neg_derivative(self.margins(theta))
+        return lw + np.log(self._scale()) if self.mean else lw
+
+    def descent(self, theta: Array, log_scale: Array | float = 0.0) -> Array:
+        """e^{log_scale}·(−∇L(θ)), with the scale folded into the per-sample weights (no overflow)."""
+        if not self.is_margin:
+            return -self.gradient(theta) * np.exp(log_scale)
+        weights = _exp(self.log_weights(theta) + log_scale)
+        return self.model.vjp(theta, self.X, (weights * self.Y)[:, None])
+
+    def gradient(self, theta: Array) -> Array:
+        if not self.is_margin:
+            return self.model.vjp(theta, self.X, self.residuals(theta)) * self._scale()
+        return -self.descent(theta)

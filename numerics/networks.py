@@ -1,0 +1,290 @@
+"""Bias-free feed-forward networks: fully-connected, diagonal, convolutional (shared weights), linear or ReLU.
+
+A network is a stack of layers; layer l maps its own parameter vector u_l to a matrix W_l (dense, diagonal,
+or a weight-sharing pattern such as a convolution). This is the class N of paper 001: every layer is linear in
+its parameters, there is no sharing across layers, and the network is positively homogeneous of degree
+``depth``. Inputs are the rows of ``X`` (n × d_in); outputs are n × d_out.
+
+All methods run unchanged on float64 numpy arrays, object arrays (sympy exact numbers, mpmath mpf) and torch
+tensors; see :mod:`numerics.backend`. ReLU derivatives use σ'(0) = ``relu_slope_at_zero`` (0 by default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from numerics import backend as B
+from numerics.backend import Array
+
+Activation = Literal["relu", "linear"]
+
+
+class Layer:
+    """A linear map u ↦ W(u) from a layer's parameters to its (d_out × d_in) weight matrix."""
+
+    shape: tuple[int, int]
+    n_params: int
+
+    def matrix(self, u: Array) -> Array:
+        """W(u); a leading batch axis of ``u`` gives a batch of matrices."""
+        raise NotImplementedError
+
+    def pullback(self, G: Array) -> Array:
+        """Adjoint map: the gradient with respect to u of ⟨G, W(u)⟩, for G of shape (..., d_out, d_in)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Dense(Layer):
+    d_out: int
+    d_in: int
+
+    @property
+    def shape(self) -> tuple[int, int]:  # type: ignore[override]
+        return (self.d_out, self.d_in)
+
+    @property
+    def n_params(self) -> int:  # type: ignore[override]
+        return self.d_out * self.d_in
+
+    def matrix(self, u: Array) -> Array:
+        return u.reshape(*u.shape[:-1], self.d_out, self.d_in)
+
+    def pullback(self, G: Array) -> Array:
+        return G.reshape(*G.shape[:-2], self.n_params)
+
+
+@dataclass(frozen=True)
+class Diagonal(Layer):
+    d: int
+
+    @property
+    def shape(self) -> tuple[int, int]:  # type: ignore[override]
+        return (self.d, self.d)
+
+    @property
+    def n_params(self) -> int:  # type: ignore[override]
+        return self.d
+
+    def matrix(self, u: Array) -> Array:
+        return B.diag_embed(u)
+
+    def pullback(self, G: Array) -> Array:
+        return B.diagonal(G)
+
+
+@dataclass(frozen=True)
+class Shared(Layer):
+    """Weight sharing: ``index[i, j] = k > 0`` means W_ij = u_k (1-based), ``0`` means W_ij = 0."""
+
+    index: tuple[tuple[int, ...], ...]
+    _basis: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index = np.asarray(self.index, dtype=int)
+        if index.ndim != 2 or index.min() < 0:
+            raise ValueError("weight-sharing index must be a 2-D array of non-negative integers")
+        p = int(index.max())
+        if sorted(set(index.ravel()) - {0}) != list(range(1, p + 1)):
+            raise ValueError("weight-sharing index must use every parameter 1..p")
+        basis = np.zeros((p, *index.shape))
+        for k in range(p):
+            basis[k] = index == k + 1
+        object.__setattr__(self, "_basis", basis)
+
+    @property
+    def shape(self) -> tuple[int, int]:  # type: ignore[override]
+        return self._basis.shape[1:]
+
+    @property
+    def n_params(self) -> int:  # type: ignore[override]
+        return self._basis.shape[0]
+
+    def _basis_like(self, x: Array) -> Array:
+        if B.is_torch(x):
+            import torch
+
+            return torch.as_tensor(self._basis, dtype=x.dtype, device=x.device)
+        return self._basis.astype(object) if np.asarray(x).dtype == object else self._basis
+
+    def matrix(self, u: Array) -> Array:
+        return B.einsum("...p,pij->...ij", u, self._basis_like(u))
+
+    def pullback(self, G: Array) -> Array:
+        return B.einsum("...ij,pij->...p", G, self._basis_like(G))
+
+
+def circulant(d: int, k: int | None = None) -> Shared:
+    """Circular correlation with a length-k filter (k = d: full length): (W h)_i = Σ_j u_j h_{(i+j) mod d}."""
+    k = d if k is None else k
+    index = np.zeros((d, d), dtype=int)
+    for i in range(d):
+        for j in range(k):
+            index[i, (i + j) % d] = j + 1
+    return Shared(tuple(map(tuple, index)))
+
+
+def disjoint_patches(patch: int, n_patches: int) -> Shared:
+    """One filter of length ``patch`` applied to ``n_patches`` disjoint consecutive patches of the input."""
+    index = np.zeros((n_patches, patch * n_patches), dtype=int)
+    for i in range(n_patches):
+        index[i, i * patch:(i + 1) * patch] = np.arange(1, patch + 1)
+    return Shared(tuple(map(tuple, index)))
+
+
+@dataclass(frozen=True)
+class Network:
+    layers: tuple[Layer, ...]
+    activation: Activation = "relu"
+    relu_slope_at_zero: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.activation not in ("relu", "linear"):
+            raise ValueError(f"unknown activation {self.activation!r}")
+        for lower, upper in zip(self.layers, self.layers[1:]):
+            if upper.shape[1] != lower.shape[0]:
+                raise ValueError(f"layer widths do not chain: {lower.shape} then {upper.shape}")
+
+    # -- structure ------------------------------------------------------------------------------
+    @property
+    def depth(self) -> int:
+        return len(self.layers)
+
+    @property
+    def degree(self) -> int:
+        """Homogeneity degree: Φ(cθ; x) = c^degree Φ(θ; x) for c > 0."""
+        return len(self.layers)
+
+    @property
+    def d_in(self) -> int:
+        return self.layers[0].shape[1]
+
+    @property
+    def d_out(self) -> int:
+        return self.layers[-1].shape[0]
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(layer.n_params for layer in self.layers)
+
+    @property
+    def n_params(self) -> int:
+        return sum(self.sizes)
+
+    def split(self, theta: Array) -> list[Array]:
+        """Per-layer parameter vectors (views) of a flat θ; a leading batch axis is kept."""
+        parts, start = [], 0
+        for size in self.sizes:
+            parts.append(theta[..., start:start + size])
+            start += size
+        return parts
+
+    def join(self, parts: Sequence[Array]) -> Array:
+        """Flat θ from per-layer parameters (matrices of dense layers are flattened row-major)."""
+        flat = [p.reshape(*p.shape[:-2], -1) if isinstance(layer, Dense) and p.ndim >= 2 else p
+                for layer, p in zip(self.layers, parts)]
+        if any(B.is_torch(p) for p in flat):
+            import torch
+
+            return torch.cat(flat, dim=-1)
+        return np.concatenate([np.asarray(p) for p in flat], axis=-1)
+
+    def matrices(self, theta: Array) -> list[Array]:
+        return [layer.matrix(u) for layer, u in zip(self.layers, self.split(theta))]
+
+    # -- evaluation -----------------------------------------------------------------------------
+    def _sigma(self, z: Array) -> Array:
+        return z * B.positive(z) if self.activation == "relu" else z
+
+    def preactivations(self, theta: Array, X: Array) -> list[Array]:
+        """Pre-activations h_1..h_{depth-1} of the hidden layers, each n × d_l."""
+        out, h = [], X
+        for W in self.matrices(theta)[:-1]:
+            z = h @ B.transpose(W)
+            out.append(z)
+            h = self._sigma(z)
+        return out
+
+    def activation_pattern(self, theta: Array, X: Array) -> list[np.ndarray]:
+        """Sign of every hidden pre-activation (+1, 0, −1), as int arrays."""
+        return [np.sign(B.to_float(z)).astype(int) for z in self.preactivations(theta, X)]
+
+    def forward(self, theta: Array, X: Array) -> Array:
+        h = X
+        matrices = self.matrices(theta)
+        for W in matrices[:-1]:
+            h = self._sigma(h @ B.transpose(W))
+        return h @ B.transpose(matrices[-1])
+
+    def _backprop(self, theta: Array, X: Array, G: Array, per_sample: bool) -> Array:
+        """Gradient of Σ_i ⟨G_i, Φ(θ; x_i)⟩; with ``per_sample`` G is (n, d_out, d_out) one-hot blocks."""
+        matrices = self.matrices(theta)
+        hidden, zs, h = [X], [], X
+        for W in matrices[:-1]:
+            z = h @ B.transpose(W)
+            zs.append(z)
+            h = self._sigma(z)
+            hidden.append(h)
+        grads = [None] * self.depth
+        delta = G  # (n, d_out) or (n, o, d_out)
+        for l in range(self.depth - 1, -1, -1):
+            if per_sample:
+                gW = B.einsum("noi,nj->noij", delta, hidden[l])
+            else:
+                gW = B.einsum("ni,nj->ij", delta, hidden[l])
+            grads[l] = self.layers[l].pullback(gW)
+            if l > 0:
+                delta = delta @ matrices[l]
+                if self.activation == "relu":
+                    slope = B.relu_derivative(zs[l - 1], self.relu_slope_at_zero)
+                    delta = delta * (slope[:, None, :] if per_sample else slope)
+        if per_sample:
+            grads = [g.reshape(g.shape[0], g.shape[1], -1) for g in grads]
+        if B.is_torch(grads[0]):
+            import torch
+
+            return torch.cat(grads, dim=-1)
+        return np.concatenate(grads, axis=-1)
+
+    def vjp(self, theta: Array, X: Array, G: Array) -> Array:
+        """∇_θ Σ_i ⟨G_i, Φ(θ; x_i)⟩ for G of shape n × d_out (the backward pass of any loss)."""
+        return self._backprop(theta, X, G, per_sample=False)
+
+    def jacobian(self, theta: Array, X: Array) -> Array:
+        """∂Φ(θ; x_i)_o / ∂θ as an array n × d_out × n_params."""
+        n = X.shape[0]
+        if B.is_torch(X):
+            import torch
+
+            eye = torch.eye(self.d_out, dtype=X.dtype, device=X.device).expand(n, -1, -1)
+        else:
+            eye = np.broadcast_to(np.eye(self.d_out, dtype=np.asarray(X).dtype), (n, self.d_out, self.d_out))
+            if np.asarray(X).dtype == object:
+                eye = np.vectorize(int, otypes=[object])(eye)
+        return self._backprop(theta, X, eye, per_sample=True)
+
+
+def fully_connected(widths: Sequence[int], activation: Activation = "relu",
+                    relu_slope_at_zero: float = 0.0) -> Network:
+    """Widths d_0 (input), d_1, ..., d_k (output)."""
+    if len(widths) < 2:
+        raise ValueError("a network needs an input and an output width")
+    return Network(tuple(Dense(o, i) for i, o in zip(widths, widths[1:])), activation, relu_slope_at_zero)
+
+
+def diagonal(d: int, depth: int, activation: Activation = "linear", relu_slope_at_zero: float = 0.0) -> Network:
+    """Depth-m diagonal network: m − 1 diagonal layers, then a full output row (paper 001's definition)."""
+    return Network(tuple([Diagonal(d)] * (depth - 1) + [Dense(1, d)]), activation, relu_slope_at_zero)
+
+
+def circular_convolutional(d: int, depth: int, filter_lengths: Sequence[int] | None = None,
+                           activation: Activation = "linear") -> Network:
+    """Depth-L circular convolutions (filter lengths k_1..k_{L-1}, full length by default), then a full row."""
+    lengths = list(filter_lengths) if filter_lengths is not None else [d] * (depth - 1)
+    if len(lengths) != depth - 1:
+        raise ValueError("need one filter length per hidden layer")
+    return Network(tuple([circulant(d, k) for k in lengths] + [Dense(1, d)]), activation)

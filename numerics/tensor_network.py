@@ -1,0 +1,133 @@
+"""Linear tensor networks (paper 002): f(x; v_1..v_L) = M(x)∘(v_1, ..., v_L), with M linear in x.
+
+M is stored by its values on the standard basis, ``basis[k] = M(e_k)`` of shape (k_1, ..., k_L), so that
+f(x) = ⟨x, β(θ)⟩ with β_k = M(e_k)∘(v_1, ..., v_L). The parameter vector θ concatenates v_1, ..., v_L.
+Encoders give the diagonal, circular-convolutional and fully-connected networks in this form.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from numerics import backend as B
+from numerics.backend import Array
+
+
+@dataclass(frozen=True, eq=False)
+class LinearTensorNetwork:
+    basis: np.ndarray  # (d, k_1, ..., k_L)
+
+    @property
+    def degree(self) -> int:
+        return self.basis.ndim - 1
+
+    @property
+    def d_in(self) -> int:
+        return self.basis.shape[0]
+
+    d_out = 1
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(self.basis.shape[1:])
+
+    @property
+    def n_params(self) -> int:
+        return sum(self.sizes)
+
+    def split(self, theta: Array) -> list[Array]:
+        parts, start = [], 0
+        for size in self.sizes:
+            parts.append(theta[..., start:start + size])
+            start += size
+        return parts
+
+    def data_tensor(self, x: Array) -> Array:
+        """M(x) for one input x."""
+        return B.einsum("k,k...->...", x, self._basis_like(x))
+
+    def _basis_like(self, x: Array) -> Array:
+        if B.is_torch(x):
+            import torch
+
+            return torch.as_tensor(self.basis, dtype=x.dtype, device=x.device)
+        return self.basis.astype(object) if np.asarray(x).dtype == object else self.basis
+
+    def _contract(self, tensor: Array, vectors: Sequence[Array], free: int | None) -> Array:
+        """tensor∘(v_1, ..., v_L), leaving mode ``free`` (0-based, counted after the leading axis) open."""
+        letters = string.ascii_lowercase
+        lead = "z"
+        modes = letters[: self.degree]
+        operands, specs = [], []
+        for l, v in enumerate(vectors):
+            if l != free:
+                operands.append(v)
+                specs.append(modes[l])
+        out = lead + (modes[free] if free is not None else "")
+        return B.einsum(f"{lead}{modes}," + ",".join(specs) + f"->{out}", tensor, *operands)
+
+    def beta(self, theta: Array) -> Array:
+        """The end-to-end linear predictor β(θ) ∈ R^d."""
+        return self._contract(self._basis_like(theta), self.split(theta), None)
+
+    def forward(self, theta: Array, X: Array) -> Array:
+        return (X @ self.beta(theta))[:, None]
+
+    def vjp(self, theta: Array, X: Array, G: Array) -> Array:
+        """∇_θ Σ_i G_i f(x_i): block l is M(Xᵀ G)∘(v_1, .., I, .., v_L)."""
+        m = B.transpose(X) @ G[:, 0]  # Xᵀ G ∈ R^d
+        tensor = self.data_tensor(m)[None]
+        vectors = self.split(theta)
+        grads = [self._contract(tensor, vectors, l)[0] for l in range(self.degree)]
+        if B.is_torch(grads[0]):
+            import torch
+
+            return torch.cat(grads)
+        return np.concatenate(grads)
+
+    def jacobian(self, theta: Array, X: Array) -> Array:
+        """∂f(x_i)/∂θ as n × 1 × n_params."""
+        rows = [self.vjp(theta, X[i:i + 1], np.ones((1, 1)) if not B.is_torch(X) else X.new_ones((1, 1)))
+                for i in range(X.shape[0])]
+        if B.is_torch(X):
+            import torch
+
+            return torch.stack(rows)[:, None, :]
+        return np.stack(rows)[:, None, :]
+
+
+def diagonal_tensor(d: int, depth: int) -> LinearTensorNetwork:
+    """Superdiagonal M(x): f = ⟨x ⊙ w_1 ⊙ ⋯ ⊙ w_{L-1}, w_L⟩."""
+    basis = np.zeros((d,) + (d,) * depth)
+    for k in range(d):
+        basis[(k,) * (depth + 1)] = 1.0
+    return LinearTensorNetwork(basis)
+
+
+def convolutional_tensor(d: int, filter_lengths: Sequence[int]) -> LinearTensorNetwork:
+    """[M(x)]_{j_1..j_L} = x_{(Σ_l j_l) mod d} (0-based), filter lengths k_1..k_{L-1}; the last has length d."""
+    sizes = list(filter_lengths) + [d]
+    basis = np.zeros((d, *sizes))
+    for js in product(*(range(k) for k in sizes)):
+        basis[(sum(js) % d, *js)] = 1.0
+    return LinearTensorNetwork(basis)
+
+
+def fully_connected_tensor(widths: Sequence[int]) -> LinearTensorNetwork:
+    """f = xᵀ W_1 ⋯ W_{L-1} w_L with W_l ∈ R^{d_l × d_{l+1}}, v_l = vec(W_l) column-major, v_L = w_L.
+
+    ``widths`` = (d_1, ..., d_L) with d_1 the input dimension.
+    """
+    widths = list(widths)
+    depth = len(widths)
+    sizes = [widths[l] * widths[l + 1] for l in range(depth - 1)] + [widths[-1]]
+    basis = np.zeros((widths[0], *sizes))
+    for a in product(*(range(w) for w in widths)):
+        index = [a[l] + a[l + 1] * widths[l] for l in range(depth - 1)] + [a[-1]]
+        basis[(a[0], *index)] = 1.0
+    return LinearTensorNetwork(basis)

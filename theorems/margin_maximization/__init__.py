@@ -1,0 +1,1 @@
+"""Paper 001: Vardi, Shamir, Srebro, on margin maximization in linear and ReLU networks."""

@@ -1,0 +1,1 @@
+"""Paper 000: Timor, Vardi, Shamir, implicit regularization towards rank minimization in ReLU networks."""

@@ -1,0 +1,196 @@
+"""The ``verify`` command line: list, run and show claims.
+
+Bad input (unknown id or paper, unreadable file) gives one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from verify.claim import PAPERS, Profile, Verdict
+from verify.registry import UnknownClaimError, all_claims, get, select
+from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_claims
+from verify.store import ResultStore
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
+
+VERDICT_STYLE = {
+    Verdict.CERTIFIED: "bold green", Verdict.CONFIRMED: "green", Verdict.REFUTED: "bold magenta",
+    Verdict.INCONCLUSIVE: "yellow", Verdict.ASSUMED: "cyan", Verdict.TOOTHLESS: "bold red",
+}
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _verdict_text(verdict: Verdict) -> str:
+    return f"[{VERDICT_STYLE[verdict]}]{verdict.value}[/]"
+
+
+# -- list ---------------------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    claims = select(paper=args.paper)
+    if args.json:
+        print(json.dumps([c.to_summary() for c in claims], indent=1))
+        return EXIT_OK
+    table = Table(title=f"{len(claims)} claims", show_lines=False)
+    for column in ("id", "ref", "kind", "expected", "title"):
+        table.add_column(column, overflow="fold")
+    for c in claims:
+        table.add_row(c.id, c.ref, c.kind, _verdict_text(c.expected), c.title)
+    _console().print(table)
+    return EXIT_OK
+
+
+# -- run ----------------------------------------------------------------------------------------------
+def summary_table(run: RunResults) -> Table:
+    table = Table(title=f"profile {run.provenance['profile']}, seed {run.provenance['seed']}")
+    for column in ("id", "verdict", "expected", "seconds", "note"):
+        table.add_column(column, overflow="fold")
+    for r in run.results:
+        failing = [e.name for e in r.evidence if not e.passed and e.role.value != "counterexample"]
+        note = "" if r.ok else ("failing: " + ", ".join(failing) if failing else "verdict differs")
+        table.add_row(r.id, _verdict_text(r.verdict), r.expected.value, f"{r.seconds:.2f}", note)
+    return table
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    claims = select(args.ids, args.paper)
+    if not claims:
+        raise UsageError("no claim matches the selection")
+    console = _console(stderr=True)
+    with Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=console, transient=True,
+                  disable=not console.is_terminal) as progress:
+        task = progress.add_task("", total=len(claims))
+
+        def advance(result: ClaimResult) -> None:
+            progress.update(task, advance=1, description=f"{result.id}: {result.verdict.value}")
+
+        run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance)
+    ResultStore(args.store).save(run)
+    if args.json:
+        _write_json(args.json, run.to_json())
+    _console().print(summary_table(run))
+    mismatched = sum(not r.ok for r in run.results)
+    _console().print(f"{len(run.results)} claims in {run.provenance['wall_seconds']:.1f} s; "
+                     f"{len(run.results) - mismatched} as expected, {mismatched} not.")
+    return EXIT_OK if mismatched == 0 else EXIT_MISMATCH
+
+
+def _write_json(target: str, data: object) -> None:
+    text = json.dumps(data, indent=1)
+    if target == "-":
+        print(text)
+        return
+    try:
+        Path(target).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror}") from None
+
+
+# -- show ---------------------------------------------------------------------------------------------
+def cmd_show(args: argparse.Namespace) -> int:
+    c = get(args.id)
+    stored = ResultStore(args.store).latest_result(c.id)
+    if args.json:
+        data = c.to_json()
+        data["latest"] = None if stored is None else {"provenance": stored[1], **stored[0].to_json()}
+        print(json.dumps(data, indent=1))
+        return EXIT_OK
+    console = _console()
+    console.print(f"[bold]{c.id}[/]  {c.ref} ({c.kind}): {c.title}")
+    console.print(f"statement: {c.statement}")
+    for h in c.hypotheses:
+        console.print(f"  hypothesis: {h}")
+    for note in c.notes:
+        console.print(f"  note: {note}")
+    console.print("profiles: " + "; ".join(f"{k}: {v}" for k, v in c.profiles.items()))
+    console.print(f"expected verdict: {c.expected.value}")
+    if stored is None:
+        console.print("no stored run of this claim yet (run `verify run " + c.id + "`)")
+        return EXIT_OK
+    result, prov = stored
+    console.print(f"latest run {prov['started']} ({prov['profile']}, seed {prov['seed']}): "
+                  f"{_verdict_text(result.verdict)} in {result.seconds:.2f} s")
+    table = Table()
+    for column in ("evidence", "kind", "role", "passed", "detail", "figures"):
+        table.add_column(column, overflow="fold")
+    for e in result.evidence:
+        figures = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.figures.items())
+        table.add_row(e.name, e.kind.value, e.role.value, "yes" if e.passed else "[red]no[/]", e.detail, figures)
+    console.print(table)
+    return EXIT_OK
+
+
+# -- wiring -------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
+    parser.add_argument("--store", default=None, help="result store folder (default .verify or $IBVERIFY_STORE)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("list", help="list registered claims")
+    p.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's claims")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("run", help="run claims and store the results")
+    p.add_argument("ids", nargs="*", help="claim ids (default: all)")
+    p.add_argument("--paper", choices=sorted(PAPERS))
+    p.add_argument("--profile", choices=[x.value for x in Profile], default=Profile.QUICK.value)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-' for stdout)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("show", help="statement, hypotheses and latest evidence of a claim")
+    p.add_argument("id")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "jobs", 1) < 1:
+            raise UsageError("--jobs must be at least 1")
+        return args.func(args)
+    except (UsageError, UnknownClaimError) as exc:
+        print(f"verify: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("verify: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        if os.environ.get("IBVERIFY_DEBUG"):
+            raise
+        print(f"verify: internal error: {type(exc).__name__}: {exc} (set IBVERIFY_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Claim registration and discovery.
+
+Claims are declared with :func:`claim` in the modules of ``theorems/``; :func:`all_claims` imports every
+paper package once and returns the claims in registration order (paper order, then source order).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from verify.claim import CLAIM_KINDS, PAPERS, Check, Claim, ClaimDefinitionError, Verdict
+
+PAPER_PACKAGES: dict[str, str] = {
+    "rank": "theorems.rank_minimization",
+    "margin": "theorems.margin_maximization",
+    "tensor": "theorems.tensor_networks",
+    "align": "theorems.layer_alignment",
+}
+
+_ID_PATTERN = re.compile(r"^[a-z]+(\.[A-Za-z0-9][A-Za-z0-9_\-]*)+$")
+_REGISTRY: dict[str, Claim] = {}
+_loaded = False
+
+
+class UnknownClaimError(LookupError):
+    """An id or paper that no claim matches."""
+
+
+def claim(
+    *,
+    id: str,
+    ref: str,
+    kind: str,
+    title: str,
+    statement: str,
+    expected: str,
+    profiles: Mapping[str, str],
+    hypotheses: Iterable[str] = (),
+    cited: bool = False,
+    corrected_by: str | None = None,
+    corrects: str | None = None,
+    notes: Iterable[str] = (),
+) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of a claim."""
+
+    def register(check: Check) -> Check:
+        paper = id.split(".", 1)[0]
+        problems = []
+        if not _ID_PATTERN.match(id):
+            problems.append("malformed id")
+        if paper not in PAPERS:
+            problems.append(f"unknown paper prefix '{paper}'")
+        if kind not in CLAIM_KINDS:
+            problems.append(f"unknown kind '{kind}'")
+        if id in _REGISTRY:
+            problems.append("duplicate id")
+        if not set(profiles) <= {"quick", "full", "paper"} or "quick" not in profiles:
+            problems.append("profiles must describe 'quick' and may describe 'full' and 'paper'")
+        verdict = Verdict(expected)
+        if verdict is Verdict.TOOTHLESS:
+            problems.append("a claim cannot expect 'toothless'")
+        if (verdict is Verdict.ASSUMED) != cited:
+            problems.append("exactly the cited results expect 'assumed'")
+        if problems:
+            raise ClaimDefinitionError(f"claim {id}: " + "; ".join(problems))
+        _REGISTRY[id] = Claim(
+            id=id, paper=paper, ref=ref, kind=kind, title=title, statement=statement,
+            hypotheses=tuple(hypotheses), expected=verdict, check=check, profiles=dict(profiles),
+            cited=cited, corrected_by=corrected_by, corrects=corrects, notes=tuple(notes),
+        )
+        return check
+
+    return register
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for package_name in PAPER_PACKAGES.values():
+        package = importlib.import_module(package_name)
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            importlib.import_module(module.name)
+    _loaded = True
+    for item in _REGISTRY.values():
+        for link in (item.corrected_by, item.corrects):
+            if link is not None and link not in _REGISTRY:
+                raise ClaimDefinitionError(f"claim {item.id}: links to unknown claim {link}")
+
+
+def all_claims() -> list[Claim]:
+    _load()
+    return list(_REGISTRY.values())
+
+
+def get(claim_id: str) -> Claim:
+    _load()
+    try:
+        return _REGISTRY[claim_id]
+    except KeyError:
+        raise UnknownClaimError(f"unknown claim id '{claim_id}' (see `verify list`)") from None
+
+
+def select(ids: Iterable[str] = (), paper: str | None = None) -> list[Claim]:
+    """Claims by explicit ids (in the given order) or by paper; all claims if neither is given."""
+    ids = list(ids)
+    if paper is not None and paper not in PAPERS:
+        raise UnknownClaimError(f"unknown paper '{paper}' (choose from {', '.join(PAPERS)})")
+    chosen = [get(i) for i in ids] if ids else all_claims()
+    return [c for c in chosen if paper is None or c.paper == paper]

@@ -1,0 +1,146 @@
+"""Running claims: one claim in isolation, or many with a process pool, with provenance recorded."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import platform
+import subprocess
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from verify.claim import Claim, Context, Evidence, Profile, Verdict, decide
+from verify.registry import get
+
+DEFAULT_SEED = 20240601
+TRACKED_LIBRARIES = ("ibverify", "numpy", "scipy", "sympy", "mpmath", "cvxpy", "clarabel", "python-flint",
+                     "torch", "typst", "matplotlib")
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    id: str
+    verdict: Verdict
+    expected: Verdict
+    seconds: float
+    evidence: tuple[Evidence, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is self.expected
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "verdict": self.verdict.value, "expected": self.expected.value,
+                "seconds": round(self.seconds, 4), "evidence": [e.to_json() for e in self.evidence]}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ClaimResult:
+        return ClaimResult(id=data["id"], verdict=Verdict(data["verdict"]), expected=Verdict(data["expected"]),
+                           seconds=float(data["seconds"]),
+                           evidence=tuple(Evidence.from_json(e) for e in data["evidence"]))
+
+
+@dataclass(frozen=True)
+class RunResults:
+    provenance: dict[str, Any]
+    results: tuple[ClaimResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"provenance": self.provenance, "results": [r.to_json() for r in self.results]}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> RunResults:
+        return RunResults(provenance=dict(data["provenance"]),
+                          results=tuple(ClaimResult.from_json(r) for r in data["results"]))
+
+
+def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAULT_SEED) -> ClaimResult:
+    """Run one check; an exception becomes an error item (verdict inconclusive), never a crash."""
+    ctx = Context(claim.id, profile, seed)
+    start = time.perf_counter()
+    try:
+        claim.check(ctx)
+    except Exception as exc:  # noqa: BLE001 - any failure of a check is recorded as evidence
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        ctx.error("check raised", f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})")
+    seconds = time.perf_counter() - start
+    evidence = tuple(ctx.evidence)
+    return ClaimResult(claim.id, decide(evidence, cited=claim.cited), claim.expected, seconds, evidence)
+
+
+def _run_by_id(claim_id: str, profile: str, seed: int) -> ClaimResult:
+    return run_claim(get(claim_id), Profile(profile), seed)
+
+
+def _git_commit() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5, check=False)
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = out.stdout.strip() or "unknown"
+    return commit + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def provenance(profile: Profile, seed: int) -> dict[str, Any]:
+    versions = {}
+    for name in TRACKED_LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return {
+        "ibverify": versions.pop("ibverify"),
+        "git_commit": _git_commit(),
+        "libraries": versions,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "profile": profile.value,
+        "seed": seed,
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def run_claims(
+    claims: Sequence[Claim],
+    profile: Profile = Profile.QUICK,
+    seed: int = DEFAULT_SEED,
+    jobs: int = 1,
+    on_result: Callable[[ClaimResult], None] | None = None,
+) -> RunResults:
+    """Run claims (in a spawned process pool when jobs > 1); results keep the order of ``claims``."""
+    info = provenance(profile, seed)
+    start = time.perf_counter()
+    results: dict[str, ClaimResult] = {}
+    if jobs <= 1:
+        for item in claims:
+            results[item.id] = run_claim(item, profile, seed)
+            if on_result:
+                on_result(results[item.id])
+    else:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
+        context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = {pool.submit(_run_by_id, c.id, profile.value, seed): c.id for c in claims}
+            for future in as_completed(futures):
+                result = future.result()
+                results[result.id] = result
+                if on_result:
+                    on_result(result)
+    info["wall_seconds"] = round(time.perf_counter() - start, 3)
+    return RunResults(info, tuple(results[c.id] for c in claims))
