@@ -104,6 +104,7 @@ def _write_json(target: str, data: object) -> None:
         print(text)
         return
     try:
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
         Path(target).write_text(text)
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror}") from None
