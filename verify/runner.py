@@ -31,6 +31,7 @@ class ClaimResult:
     expected: Verdict
     seconds: float
     evidence: tuple[Evidence, ...]
+    claim: dict[str, Any] | None = None  # the claim's description at run time (report input)
 
     @property
     def ok(self) -> bool:
@@ -38,13 +39,15 @@ class ClaimResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict.value, "expected": self.expected.value,
-                "seconds": round(self.seconds, 4), "evidence": [e.to_json() for e in self.evidence]}
+                "seconds": round(self.seconds, 4), "evidence": [e.to_json() for e in self.evidence],
+                "claim": self.claim}
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ClaimResult:
         return ClaimResult(id=data["id"], verdict=Verdict(data["verdict"]), expected=Verdict(data["expected"]),
                            seconds=float(data["seconds"]),
-                           evidence=tuple(Evidence.from_json(e) for e in data["evidence"]))
+                           evidence=tuple(Evidence.from_json(e) for e in data["evidence"]),
+                           claim=data.get("claim"))
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
         ctx.error("check raised", f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})")
     seconds = time.perf_counter() - start
     evidence = tuple(ctx.evidence)
-    return ClaimResult(claim.id, decide(evidence, cited=claim.cited), claim.expected, seconds, evidence)
+    return ClaimResult(claim.id, decide(evidence, cited=claim.cited), claim.expected, seconds, evidence,
+                       claim.to_json())
 
 
 def _run_by_id(claim_id: str, profile: str, seed: int) -> ClaimResult:
