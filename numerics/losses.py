@@ -102,9 +102,9 @@ class LogisticLoss(MarginLoss):
             return torch.where(q > 0, pos, torch.log(torch.nn.functional.softplus(-q)))
         q = np.asarray(q, dtype=float)
         u = np.exp(-np.abs(q))
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # np.where evaluates both branches
             ratio = np.where(u > 0, np.log1p(u) / np.where(u > 0, u, 1.0), 1.0)
-        return np.where(q > 0, -q + np.log(ratio), np.log(np.logaddexp(0.0, -q)))
+            return np.where(q > 0, -q + np.log(ratio), np.log(np.logaddexp(0.0, -q)))
 
     def log_neg_derivative(self, q: Array) -> Array:
         # −ℓ'(q) = 1/(1 + e^{q})

@@ -84,8 +84,12 @@ def _collect_claims(config: pytest.Config) -> bool:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if not _collect_claims(config):
         return
+    claim_items = []
     for c in all_claims():
         item = ClaimItem.from_parent(session, name=c.id, claim_id=c.id)
         item.add_marker("claims")
         item.add_marker(f"paper_{c.paper}")
-        items.append(item)
+        claim_items.append(item)
+    # report them like any collector's result, so counts and xdist see them
+    config.hook.pytest_collectreport(report=pytest.CollectReport("claims", "passed", None, claim_items))
+    items.extend(claim_items)

@@ -1,0 +1,62 @@
+"""Linear tensor networks: the three encodings agree with the layered networks they encode."""
+
+import numpy as np
+import pytest
+
+from numerics.networks import circular_convolutional, diagonal, fully_connected
+from numerics.tensor_network import convolutional_tensor, diagonal_tensor, fully_connected_tensor
+
+
+def test_diagonal_encoding():
+    rng = np.random.default_rng(0)
+    tensor, layered = diagonal_tensor(4, 3), diagonal(4, 3, "linear")
+    theta, X = rng.normal(size=12), rng.normal(size=(5, 4))
+    np.testing.assert_allclose(tensor.forward(theta, X), layered.forward(theta, X), rtol=1e-12)
+    np.testing.assert_allclose(tensor.beta(theta), np.prod(theta.reshape(3, 4), axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d,depth", [(5, 2), (5, 3), (4, 4)])
+def test_full_length_convolution_encoding(d, depth):
+    rng = np.random.default_rng(d + depth)
+    tensor, layered = convolutional_tensor(d, [d] * (depth - 1)), circular_convolutional(d, depth)
+    theta, X = rng.normal(size=d * depth), rng.normal(size=(3, d))
+    np.testing.assert_allclose(tensor.forward(theta, X), layered.forward(theta, X), rtol=1e-11)
+
+
+def test_short_filter_encoding_matches_shifts():
+    # k_1 = 2: M(x) = [xᵀ; x_leftᵀ] with x_left = roll(x, -1)
+    x = np.arange(1.0, 6.0)
+    M = convolutional_tensor(5, [2]).data_tensor(x)
+    np.testing.assert_array_equal(M, np.stack([x, np.roll(x, -1)]))
+
+
+@pytest.mark.parametrize("widths", [(3, 2), (2, 3, 2), (2, 2, 2, 1)])
+def test_fully_connected_encoding_column_major(widths):
+    rng = np.random.default_rng(len(widths))
+    tensor = fully_connected_tensor(widths)
+    mats = [rng.normal(size=(widths[l], widths[l + 1])) for l in range(len(widths) - 1)]
+    w_last = rng.normal(size=widths[-1])
+    theta = np.concatenate([m.ravel(order="F") for m in mats] + [w_last])
+    X = rng.normal(size=(4, widths[0]))
+    product = X
+    for m in mats:
+        product = product @ m
+    np.testing.assert_allclose(tensor.forward(theta, X)[:, 0], product @ w_last, rtol=1e-12)
+    # the same function as the layered network with transposed weights
+    layered = fully_connected(list(widths) + [1], "linear")
+    layered_theta = np.concatenate([m.T.ravel() for m in mats] + [w_last])
+    np.testing.assert_allclose(layered.forward(layered_theta, X), tensor.forward(theta, X), rtol=1e-12)
+
+
+def test_gradient_and_norm_balance():
+    # d/dt ‖v_l‖² = 2 M(−Xᵀr)∘(v_1..v_L) is the same for every layer (App. C.1 of paper 002)
+    rng = np.random.default_rng(9)
+    tensor = convolutional_tensor(4, [4, 4])
+    theta, X, G = rng.normal(size=12), rng.normal(size=(3, 4)), rng.normal(size=(3, 1))
+    grad = tensor.vjp(theta, X, G)
+    h = 1e-6
+    numeric = np.array([((tensor.forward(theta + h * e, X) - tensor.forward(theta - h * e, X)) * G).sum() / (2 * h)
+                        for e in np.eye(12)])
+    np.testing.assert_allclose(grad, numeric, atol=1e-8)
+    rates = [v @ g for v, g in zip(tensor.split(theta), tensor.split(grad))]
+    np.testing.assert_allclose(rates, rates[0], rtol=1e-12)
