@@ -33,7 +33,11 @@ def fit_rate(x: Sequence[float], y: Sequence[float], transform: str = "identity"
     powers of ln t under exponentially tailed losses.
     """
     x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
-    g = {"identity": x, "log": np.log(x), "loglog": np.log(np.log(x))}[transform]
+    transforms = {"identity": lambda v: v, "log": np.log, "loglog": lambda v: np.log(np.log(v))}
+    if transform not in transforms:
+        raise ValueError(f"unknown transform {transform!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = transforms[transform](x)
     keep = (g > 0) & (y > 0) & np.isfinite(g) & np.isfinite(y)
     if keep.sum() < 3:
         raise ValueError("a rate needs at least three points with positive values")
