@@ -1,4 +1,4 @@
-"""The ``verify`` command line: list, run and show claims.
+"""The ``verify`` command line: list, run and show claims, and render the PDF report.
 
 Bad input (unknown id or paper, unreadable file) gives one line on stderr and exit status 2.
 """
@@ -92,6 +92,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(args.json, run.to_json())
     _console().print(summary_table(run))
+    if args.report:
+        _write_report(run, args.report)
     mismatched = sum(not r.ok for r in run.results)
     _console().print(f"{len(run.results)} claims in {run.provenance['wall_seconds']:.1f} s; "
                      f"{len(run.results) - mismatched} as expected, {mismatched} not.")
@@ -144,6 +146,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- report -------------------------------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from reports.render import ReportError, read_results  # typst and matplotlib load only for reports
+
+    if args.source is None:
+        store = ResultStore(args.store)
+        if not store.latest_path.exists():
+            raise UsageError(f"no stored run in {store.root} (run `verify run` first, or pass --from RESULTS.json)")
+        source = store.latest_path
+    else:
+        source = Path(args.source)
+    try:
+        run = read_results(source)
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+    _write_report(run, args.output)
+    return EXIT_OK
+
+
+def _write_report(run: RunResults, target: str) -> None:
+    from reports.render import ReportError, render_report
+
+    try:
+        report = render_report(run, Path(target))
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+    _console().print(f"report: {report.path} ({report.pages} pages, {len(run.results)} claims, "
+                     f"{report.seconds:.1f} s)", soft_wrap=True)
+    for problem in report.unrendered:
+        _console(stderr=True).print(f"verify: warning: shown as source, not valid typst markup: {problem}",
+                                    soft_wrap=True)
+
+
 # -- wiring -------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
@@ -162,12 +197,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-' for stdout)")
+    p.add_argument("--report", metavar="FILE.pdf", help="also render the PDF report of this run")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("show", help="statement, hypotheses and latest evidence of a claim")
     p.add_argument("id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("report", help="render the PDF report of the latest stored run or of a results file")
+    p.add_argument("-o", "--output", metavar="FILE.pdf", default="out/report.pdf", help="default out/report.pdf")
+    p.add_argument("--from", dest="source", metavar="RESULTS.json", help="results file (default: latest stored run)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 

@@ -1,0 +1,308 @@
+"""The PDF report: content, embedded fonts, reproducibility, speed, and one-line errors on bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+import pypdf
+import pytest
+
+from reports.figures import PlotError, plot_svg
+from reports.render import Report, check_markup, creation_timestamp, render_report
+from verify import cli
+from verify.claim import Plot, Series
+from verify.runner import RunResults
+from verify.store import ResultStore
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load_fixture_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("report_fixture", FIXTURES / "report_fixture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fixture = _load_fixture_module()
+
+
+def _text(pdf: Path, pages: int | None = None) -> str:
+    """The text of the PDF (or of its first pages) with all white space removed, so that ids wrapped across
+    lines still match. pypdf reads about 25 pages a second here: read only what a test needs."""
+    reader = pypdf.PdfReader(pdf)
+    return "".join("".join(page.extract_text() for page in reader.pages[:pages]).split())
+
+
+def _fonts(pdf: Path) -> dict[str, pypdf.generic.DictionaryObject]:
+    """Every font used on a page or inside a form XObject (plots), by base name."""
+    fonts: dict[str, pypdf.generic.DictionaryObject] = {}
+
+    def walk(resources: object) -> None:
+        if resources is None:
+            return
+        resources = resources.get_object()
+        for ref in (resources.get("/Font") or {}).values():
+            font = ref.get_object()
+            fonts[str(font["/BaseFont"])] = font
+        for ref in (resources.get("/XObject") or {}).values():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Form":
+                walk(xobject.get("/Resources"))
+
+    for page in pypdf.PdfReader(pdf).pages:
+        walk(page.get("/Resources"))
+    return fonts
+
+
+def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = cli.main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def small_run() -> RunResults:
+    return fixture.small_run()
+
+
+@pytest.fixture(scope="module")
+def rendered(small_run: RunResults, tmp_path_factory: pytest.TempPathFactory) -> Report:
+    return render_report(small_run, tmp_path_factory.mktemp("report") / "report.pdf")
+
+
+@pytest.fixture(scope="module")
+def text(rendered: Report) -> str:
+    return _text(rendered.path)
+
+
+# -- the fixture ------------------------------------------------------------------------------------------------
+def test_committed_fixture_matches_its_generator(small_run: RunResults) -> None:
+    stored = json.loads(fixture.SMALL_RUN.read_text())
+    assert stored == json.loads(json.dumps(small_run.to_json())), "run tests/fixtures/report_fixture.py"
+    verdicts = {r.verdict.value for r in small_run.results}
+    assert verdicts == {"certified", "confirmed", "refuted", "inconclusive", "assumed", "toothless"}
+    assert {r.claim["paper"] for r in small_run.results} == {"rank", "margin", "tensor", "align"}
+
+
+# -- content --------------------------------------------------------------------------------------------------
+def test_every_claim_id_and_section_is_in_the_text(text: str, small_run: RunResults) -> None:
+    for result in small_run.results:
+        assert result.id in text
+    for heading in ("Verificationreport", "Howtoreadtheverdicts", "Summary", "Allclaims", "Errata",
+                    "Measuredtightness", "Evidence", "Negativecontrols"):
+        assert heading in text
+    assert "\u200b" not in text  # ids copied from the PDF must paste back as they are
+
+
+def test_errata_show_counterexample_and_corrected_variant(text: str) -> None:
+    errata = text[text.index("Errata"): text.index("Measuredtightness")]
+    assert "margin.thm3" in errata and "margin.thm3-corrected" in errata
+    assert "two-pointdataset" in errata and "Correctedvariant" in errata
+    tightness = text[text.index("Measuredtightness"):]
+    for key, value in (("tightness_rank_over_bound", "0.873452"), ("tightness_margin_ratio", "0.5"),
+                       ("tightness_rate", "1.0021")):
+        assert key + value in tightness  # figure and its value, 6 significant digits
+
+
+def test_plots_are_embedded_with_captions_and_text(text: str, small_run: RunResults) -> None:
+    plots = [e.plot for r in small_run.results for e in r.evidence if e.plot is not None]
+    for index, plot in enumerate(plots, start=1):
+        assert f"Figure{index}:" + "".join(plot.title.split()) in text
+        for series in plot.series:  # labels stay text inside the plots: searchable, and in an embedded font
+            assert "".join(series.label.split()) in text
+        for label, _ in plot.reference:
+            assert "".join(label.split()) in text
+    assert "10\u207b\u2074" in text  # a log axis labels its decades with superscripts
+
+
+def test_fonts_are_embedded(rendered: Report) -> None:
+    fonts = _fonts(rendered.path)
+    assert len(fonts) >= 3
+    for name, font in fonts.items():
+        if font["/Subtype"] == "/Type0":
+            font = font["/DescendantFonts"][0].get_object()
+        descriptor = font["/FontDescriptor"].get_object()
+        assert {"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor), f"{name} is not embedded"
+
+
+def test_page_count_is_plausible(rendered: Report) -> None:
+    pages = len(pypdf.PdfReader(rendered.path).pages)
+    assert rendered.pages == pages
+    assert 8 <= pages <= 20  # title, summary, errata and about two claims a page
+
+
+def test_invalid_markup_is_shown_as_source(rendered: Report, text: str) -> None:
+    assert any(p.startswith("rank.prop3 statement:") for p in rendered.unrendered)
+    assert any(p.startswith("rank.thm2 hypothesis 3:") for p in rendered.unrendered)
+    assert len(rendered.unrendered) == 2
+    assert "#unknown-function()]" in text and "shownassource" in text
+    errors = check_markup(["$W_(k+1)^T W_(k+1)$ is constant", "#panic(\"boom\")", "$x", "#set page(width: 1cm)"])
+    assert list(errors.values())[0] is None
+    assert all(error for error in list(errors.values())[1:])
+
+
+def test_texts_that_clash_in_one_document_fall_back_to_source(small_run: RunResults, tmp_path: Path) -> None:
+    # each statement compiles alone, but together they define the label <dup> twice
+    first, second = small_run.results[:2]
+    statements = ("#figure[a] <dup> see @dup", "#figure[b] <dup> see @dup")
+    results = tuple(replace(r, claim={**r.claim, "statement": text, "hypotheses": [], "notes": []})
+                    for r, text in zip((first, second), statements))
+    report = render_report(RunResults(small_run.provenance, results), tmp_path / "clash.pdf")
+    assert [p.split(":")[0] for p in report.unrendered] == [f"{r.id} statement" for r in results]
+    assert "#figure[a]<dup>see@dup" in _text(report.path)
+
+
+def test_plain_texts_cannot_break_the_markup(small_run: RunResults, tmp_path: Path) -> None:
+    hostile = '#panic("x") ] [ $unclosed <label> @ref * _ `'
+    first = small_run.results[0]
+    claim = {**first.claim, "title": hostile, "notes": [], "hypotheses": ["= A heading in a hypothesis"]}
+    evidence = (replace(first.evidence[0], name=hostile, detail=hostile, figures={hostile: hostile}),)
+    run = RunResults(small_run.provenance, (replace(first, claim=claim, evidence=evidence),))
+    report = render_report(run, tmp_path / "hostile.pdf")
+    assert report.unrendered == ()
+    assert "".join(hostile.split()) in _text(report.path)
+    # a heading inside a claim's text stays out of the outline and the bookmarks
+    bookmarks = pypdf.PdfReader(report.path).outline
+    assert "A heading in a hypothesis" not in str([item.title for item in bookmarks if not isinstance(item, list)])
+    assert [item.title for item in bookmarks[-1]] == [f"{first.id}  CERTIFIED"]
+
+
+def test_bad_plot_is_reported_in_place(small_run: RunResults, tmp_path: Path) -> None:
+    bar = Plot("bar", "Bars", (Series("a", (1.0, 2.0)),))
+    with pytest.raises(PlotError, match="unknown plot kind 'bar'"):
+        plot_svg(bar)
+    with pytest.raises(PlotError, match="series 'a' has 2 x values but 1 y values"):
+        plot_svg(Plot("line", "Ragged", (Series("a", (1.0, 2.0), (1.0,)),)))
+    with pytest.raises(PlotError, match="unknown axis scale 'logit'"):
+        plot_svg(Plot("line", "Logit", (Series("a", (1.0,), (0.5,)),), yscale="logit"))
+    first = small_run.results[0]
+    run = RunResults(small_run.provenance, (replace(first, evidence=(replace(first.evidence[0], plot=bar),)),))
+    assert "Plotomitted:unknownplotkind'bar'" in _text(render_report(run, tmp_path / "bar.pdf").path)
+
+
+def test_plot_svg_is_deterministic(small_run: RunResults) -> None:
+    plots = [e.plot for r in small_run.results for e in r.evidence if e.plot is not None]
+    assert {p.kind for p in plots} == {"line", "scatter", "hist"}
+    for plot in plots:
+        assert plot_svg(plot) == plot_svg(plot)
+        assert "<dc:date>" not in plot_svg(plot)
+
+
+# -- reproducibility and speed --------------------------------------------------------------------------------
+def test_same_results_give_identical_bytes(small_run: RunResults, rendered: Report, tmp_path: Path) -> None:
+    again = render_report(small_run, tmp_path / "again.pdf")
+    assert again.path.read_bytes() == rendered.path.read_bytes()
+    # another process, through the command line: nothing in the PDF depends on the process or the time
+    other = tmp_path / "other.pdf"
+    environment = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    subprocess.run([sys.executable, "-m", "verify.cli", "report", "--from", str(fixture.SMALL_RUN), "-o", str(other)],
+                   cwd=REPO, check=True, capture_output=True, env=environment)
+    assert other.read_bytes() == rendered.path.read_bytes()
+    metadata = pypdf.PdfReader(other).metadata
+    assert metadata.creation_date.isoformat() == "2026-01-15T09:30:00+00:00"  # the run's start
+
+
+def test_source_date_epoch_fixes_the_creation_date(small_run: RunResults, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert creation_timestamp(small_run) == 1700000000
+    first = render_report(small_run, tmp_path / "a.pdf").path.read_bytes()
+    second = render_report(small_run, tmp_path / "b.pdf").path.read_bytes()
+    assert first == second
+    assert pypdf.PdfReader(tmp_path / "a.pdf").metadata.creation_date.timestamp() == 1700000000
+
+
+def test_large_report_renders_quickly(tmp_path: Path) -> None:
+    run = fixture.large_run(claims=180, plots=30)
+    assert sum(e.plot is not None for r in run.results for e in r.evidence) == 30
+    start = time.perf_counter()
+    report = render_report(run, tmp_path / "large.pdf")
+    seconds = time.perf_counter() - start
+    assert seconds < 15, f"180 claims took {seconds:.1f} s"  # about 2.5 s on the 2-core development machine
+    assert 60 <= report.pages <= 150
+    table = _text(report.path, pages=12)  # the title page and the summary's table of all claims
+    assert all(r.id in table for r in run.results)
+
+
+# -- command line ---------------------------------------------------------------------------------------------
+def test_report_of_the_latest_stored_run(small_run: RunResults, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "store"
+    ResultStore(store).save(small_run)
+    target = tmp_path / "out" / "latest.pdf"
+    status, out, err = _main(["--store", str(store), "report", "-o", str(target)], capsys)
+    assert status == cli.EXIT_OK and target.exists()
+    assert f"report: {target} (" in out
+    assert err.count("verify: warning:") == 2  # the two texts of the fixture that are not valid markup
+
+
+def test_run_with_report(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    claims = [claim for claim, _ in fixture.small_claims()]
+    monkeypatch.setattr(cli, "select", lambda ids, paper: claims)
+    target = tmp_path / "run.pdf"
+    status, out, _ = _main(["--store", str(tmp_path / "store"), "run", "--report", str(target)], capsys)
+    assert status == cli.EXIT_MISMATCH  # the fixture has a toothless and an inconclusive claim
+    assert target.exists() and "report:" in out
+    text = _text(target, pages=3)
+    assert all(claim.id in text for claim in claims)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+BAD_RESULTS = {
+    "empty": ("", "is empty"),
+    "blank": ("  \n", "is empty"),
+    "malformed": ('{"provenance": {', "is not valid JSON"),
+    "not an object": ("[1, 2]", "is not a JSON object"),
+    "no results": ('{"provenance": {"profile": "quick", "seed": 1, "started": "2026-01-01T00:00:00+00:00"}}',
+                   "lacks required key 'results'"),
+    "no profile": ('{"provenance": {"seed": 1, "started": "x"}, "results": []}', "lacks required key 'profile'"),
+    "result without verdict": ('{"provenance": {"profile": "quick", "seed": 1, "started": "2026-01-01T00:00:00Z"},'
+                               ' "results": [{"id": "rank.x"}]}', "result 0 (rank.x) lacks required key 'verdict'"),
+    "unknown verdict": ('{"provenance": {"profile": "quick", "seed": 1, "started": "2026-01-01T00:00:00Z"},'
+                        ' "results": [{"id": "rank.x", "verdict": "great", "expected": "confirmed", "seconds": 1,'
+                        ' "evidence": []}]}', "is malformed"),
+    "no claim description": ('{"provenance": {"profile": "quick", "seed": 1, "started": "2026-01-01T00:00:00Z"},'
+                             ' "results": [{"id": "rank.x", "verdict": "confirmed", "expected": "confirmed",'
+                             ' "seconds": 1, "evidence": []}]}', "has no claim description"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_RESULTS))
+def test_bad_results_file_is_one_line_and_exit_2(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, message = BAD_RESULTS[case]
+    source = _write(tmp_path / "results.json", text)
+    status, out, err = _main(["report", "--from", str(source), "-o", str(tmp_path / "r.pdf")], capsys)
+    assert status == cli.EXIT_USAGE
+    assert err.startswith("verify: error: ") and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "r.pdf").exists()
+
+
+def test_missing_results_file_and_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _main(["report", "--from", str(tmp_path / "nowhere.json")], capsys)
+    assert status == cli.EXIT_USAGE
+    assert err == f"verify: error: results file {tmp_path / 'nowhere.json'} does not exist\n"
+    status, _, err = _main(["--store", str(tmp_path / "empty-store"), "report"], capsys)
+    assert status == cli.EXIT_USAGE and err.startswith("verify: error: no stored run in ") and err.count("\n") == 1
+
+
+def test_corrupt_stored_run_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    _write(store / "latest.json", "{")
+    status, _, err = _main(["--store", str(store), "report", "-o", str(tmp_path / "r.pdf")], capsys)
+    assert status == cli.EXIT_USAGE and "is not valid JSON" in err and err.count("\n") == 1
