@@ -16,7 +16,7 @@ $(BIN)/verify: pyproject.toml
 install: $(BIN)/verify
 
 verify: install
-	$(BIN)/verify run --profile $(PROFILE) --jobs $(JOBS) --json out/results.json
+	$(BIN)/verify run --profile $(PROFILE) --jobs $(JOBS) --json out/results.json --report out/report.pdf
 
 test: install
 	CI=$${CI:-1} $(BIN)/python -m pytest -n $(JOBS) -q
