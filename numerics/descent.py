@@ -1,0 +1,196 @@
+"""Gradient descent θ_{t+1} = θ_t − η_t ∇L(θ_t): one run in numpy, or many runs at once in torch.
+
+* :func:`gradient_descent` runs any :class:`~numerics.losses.Objective` with a constant step or a pluggable
+  step-size rule (a callable, possibly with state, such as :class:`GrowingBallStep`).
+* :func:`batched_gradient_descent` runs many independent initializations of one :class:`~numerics.networks.Network`
+  on the same data, the run index being a batch axis of every tensor (float64, CPU or CUDA).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from numerics import backend as B
+from numerics.losses import Model, Objective, margin_loss
+from numerics.networks import Network
+
+StepRule = Callable[[int, np.ndarray, np.ndarray], float]
+"""η_t = rule(t, θ_t, d_t) with d_t = −∇L(θ_t); a rule may keep state between calls."""
+
+Callback = Callable[[int, np.ndarray, np.ndarray, float], "bool | None"]
+"""callback(t, θ_t, d_t, η_t) before each update; returning True stops with θ_t as the last iterate."""
+
+
+@dataclass(frozen=True)
+class DescentRun:
+    steps: np.ndarray  # iteration indices of the checkpoints: 0, k, 2k, ... and the last one
+    theta: np.ndarray  # iterates at the checkpoints, len(steps) × n_params
+    loss: np.ndarray  # L at the checkpoints
+    step_sizes: np.ndarray  # η_t of every update made
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.theta[-1]
+
+
+def gradient_descent(objective: Objective, theta0: np.ndarray, steps: int, step_size: float | StepRule, *,
+                     record_every: int = 1, callback: Callback | None = None) -> DescentRun:
+    """``steps`` updates from θ_0 (fewer if the callback stops); checkpoints every ``record_every`` steps."""
+    rule: StepRule = step_size if callable(step_size) else (lambda t, theta, d: float(step_size))
+    theta = np.array(theta0, dtype=float)
+    recorded_steps, iterates = [], []
+    etas = np.empty(steps)
+    t = 0
+    for t in range(steps + 1):
+        if t % record_every == 0 or t == steps:
+            recorded_steps.append(t)
+            iterates.append(theta)
+        if t == steps:
+            break
+        d = objective.descent(theta)
+        eta = rule(t, theta, d)
+        if callback is not None and callback(t, theta, d, eta):
+            break
+        etas[t] = eta
+        theta = theta + eta * d
+    if recorded_steps[-1] != t:
+        recorded_steps.append(t)
+        iterates.append(theta)
+    theta_path = np.array(iterates)
+    losses = np.array([float(objective.value(th)) for th in theta_path])
+    return DescentRun(np.array(recorded_steps), theta_path, losses, etas[:t])
+
+
+@dataclass
+class GrowingBallStep:
+    """η_t = min(1/β(R_t), max_step), with a radius R_t grown until the step stays in B(R_t).
+
+    B(R) = {θ : gauge(θ) ≤ R}. At step t, starting from R = R_{t−1}: while θ_t or the trial
+    θ_t + min(1/β(R), max_step)·d_t lies outside B(R), R grows by ``increment``. Hence R_t is nondecreasing and
+    θ_t, θ_{t+1} ∈ B(R_t), the setting of smoothness-based descent lemmas (β(R): a smoothness constant of L on
+    B(R)). The radii used are kept in ``radii``.
+    """
+
+    smoothness: Callable[[float], float]
+    gauge: Callable[[np.ndarray], float]
+    radius: float  # R_{−1}
+    max_step: float = 1.0
+    increment: float = 1.0
+    max_growth: int = 10_000  # per step; a guard against a β that does not make the step shrink
+    radii: list[float] = field(default_factory=list)
+
+    def step_size(self, radius: float) -> float:
+        return min(1.0 / self.smoothness(radius), self.max_step)
+
+    def __call__(self, t: int, theta: np.ndarray, descent: np.ndarray) -> float:
+        for _ in range(self.max_growth):
+            eta = self.step_size(self.radius)
+            if self.gauge(theta) <= self.radius and self.gauge(theta + eta * descent) <= self.radius:
+                self.radii.append(self.radius)
+                return eta
+            self.radius += self.increment
+        raise RuntimeError(f"step {t}: the radius grew {self.max_growth} times without the step fitting the ball")
+
+
+def max_layer_norm(model: Model) -> Callable[[np.ndarray], float]:
+    """Gauge max_k ‖θ_k‖ over the layers' parameter vectors (= max_k ‖W_k‖_F for dense layers)."""
+    return lambda theta: max(float(np.linalg.norm(part)) for part in model.split(theta))
+
+
+# -- batched torch ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BatchedDescentRun:
+    steps: np.ndarray  # iteration indices of the checkpoints
+    loss: np.ndarray  # len(steps) × runs
+    theta: np.ndarray  # final iterates, runs × n_params
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class _BatchedObjective:
+    """−∇L and L of one network for a batch of parameter vectors (runs × n_params) in torch.
+
+    The forward pass is :meth:`Network.forward` (which broadcasts over a leading batch axis); the backward
+    pass is :meth:`Network.vjp`'s, with the run axis kept (each layer's pullback accepts leading axes).
+    """
+
+    def __init__(self, objective: Objective, device: str) -> None:
+        import torch
+
+        network = objective.model
+        if not isinstance(network, Network):
+            raise TypeError("batched gradient descent needs a numerics.networks.Network")
+        self.network, self.loss = network, objective.loss
+        self.X = torch.as_tensor(np.asarray(objective.X, dtype=float), device=device)
+        self.Y = torch.as_tensor(np.asarray(objective.Y, dtype=float), device=device)
+        self.scale = 1.0 / objective.n if objective.mean else 1.0
+
+    def __call__(self, theta, with_loss: bool):  # -> (descent: runs × n_params, loss: runs or None)
+        import torch
+
+        net = self.network
+        matrices = net.matrices(theta)
+        hidden, slopes, h = [self.X], [], self.X
+        for W in matrices[:-1]:
+            z = h @ B.transpose(W)  # runs × n × d_l
+            if net.activation == "relu":
+                slopes.append(B.relu_derivative(z, net.relu_slope_at_zero))
+                z = z * slopes[-1]  # σ(z) = z·σ'(z) whatever σ'(0) is
+            hidden.append(z)
+            h = z
+        out = h @ B.transpose(matrices[-1])  # runs × n × d_out
+        if self.loss == "square":
+            residual = out - self.Y
+            loss = 0.5 * (residual * residual).sum(dim=(-2, -1)) * self.scale if with_loss else None
+            delta = -self.scale * residual
+        else:
+            ell = margin_loss(self.loss)
+            q = self.Y * out[..., 0]
+            loss = ell.value(q).sum(dim=-1) * self.scale if with_loss else None
+            delta = (torch.exp(ell.log_neg_derivative(q)) * self.Y * self.scale)[..., None]
+        grads = [None] * net.depth
+        for l in range(net.depth - 1, -1, -1):
+            grads[l] = net.layers[l].pullback(B.transpose(delta) @ hidden[l])
+            if l > 0:
+                delta = delta @ matrices[l]
+                if slopes:
+                    delta = delta * slopes[l - 1]
+        return torch.cat(grads, dim=-1), loss
+
+
+def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: int,
+                             step_size: float | np.ndarray, *, record_every: int = 1,
+                             device: str | None = None) -> BatchedDescentRun:
+    """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64 torch.
+
+    ``objective`` gives the network, data and loss (its model must be a :class:`Network`); ``step_size`` is one
+    constant or one per run. The losses are recorded at steps 0, k, 2k, ... and at the last step. ``device``
+    defaults to CUDA when available.
+    """
+    import torch
+
+    device = device or default_device()
+    batched = _BatchedObjective(objective, device)
+    theta = torch.tensor(np.asarray(theta0, dtype=float), device=device)
+    eta = torch.as_tensor(np.asarray(step_size, dtype=float), device=device)
+    eta = eta[:, None] if eta.ndim == 1 else eta
+    checkpoints = sorted(set(range(0, steps + 1, record_every)) | {steps})
+    losses = torch.empty((len(checkpoints), theta.shape[0]), dtype=theta.dtype, device=device)
+    row = 0
+    with torch.no_grad():
+        for t in range(steps + 1):
+            checkpoint = t == checkpoints[row]
+            descent, loss = batched(theta, with_loss=checkpoint)
+            if checkpoint:
+                losses[row] = loss
+                row += 1
+            if t < steps:
+                theta.add_(eta * descent)
+    return BatchedDescentRun(np.array(checkpoints), losses.cpu().numpy(), theta.cpu().numpy())

@@ -1,0 +1,173 @@
+"""Gradient descent: the quadratic case against (I − ηXᵀX)^t, batched torch runs against numpy runs, and the
+invariants of the growing-ball step-size rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.descent import (GrowingBallStep, batched_gradient_descent, default_device, gradient_descent,
+                              max_layer_norm)
+from numerics.losses import Objective
+from numerics.networks import circular_convolutional, diagonal, fully_connected
+from numerics.tensor_network import diagonal_tensor
+
+
+def regression_problem(n: int, d: int, seed: int = 0) -> tuple[Objective, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X, y, theta0 = rng.standard_normal((n, d)), rng.standard_normal(n), rng.standard_normal(d)
+    return Objective(fully_connected([d, 1], "linear"), X, y[:, None], "square"), X, y, theta0
+
+
+def regression_iterate(X: np.ndarray, y: np.ndarray, theta0: np.ndarray, eta: float, t: int) -> np.ndarray:
+    """θ_t = θ0 − V diag((1 − (1 − ηλ)^t)/λ) Vᵀ ∇L(θ0): the error θ − θ* is multiplied by I − ηXᵀX each step."""
+    lam, V = np.linalg.eigh(X.T @ X)
+    grad = X.T @ (X @ theta0 - y)
+    positive = lam > 1e-12 * lam.max()
+    gain = np.where(positive, (1 - (1 - eta * lam) ** t) / np.where(positive, lam, 1.0), eta * t)
+    return theta0 - V @ (gain * (V.T @ grad))
+
+
+@pytest.mark.parametrize("n, d", [(6, 3), (2, 4)], ids=["overdetermined", "underdetermined"])
+def test_quadratic_matches_closed_form_iterates(n: int, d: int) -> None:
+    objective, X, y, theta0 = regression_problem(n, d)
+    eta = 1.0 / np.linalg.eigvalsh(X.T @ X).max()
+    run = gradient_descent(objective, theta0, 1000, eta, record_every=100)
+    assert run.steps.tolist() == list(range(0, 1001, 100))
+    assert np.array_equal(run.step_sizes, np.full(1000, eta))
+    for t, theta, loss in zip(run.steps, run.theta, run.loss):
+        exact = regression_iterate(X, y, theta0, eta, t)
+        assert np.max(np.abs(theta - exact)) < 1e-12 * (1 + np.max(np.abs(exact)))
+        assert loss == pytest.approx(0.5 * np.sum((X @ exact - y) ** 2), rel=1e-10, abs=1e-14)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 5), d=st.integers(1, 4), fraction=st.floats(0.05, 1.9))
+def test_quadratic_property(seed: int, n: int, d: int, fraction: float) -> None:
+    """Any step η = fraction/λ_max < 2/λ_max (the stable range) follows the closed form."""
+    objective, X, y, theta0 = regression_problem(n, d, seed)
+    eta = fraction / np.linalg.eigvalsh(X.T @ X).max()
+    run = gradient_descent(objective, theta0, 50, eta, record_every=25)
+    for t, theta in zip(run.steps, run.theta):
+        exact = regression_iterate(X, y, theta0, eta, t)
+        assert np.max(np.abs(theta - exact)) < 1e-10 * (1 + np.max(np.abs(exact)))
+
+
+def test_step_rule_callback_and_checkpoints() -> None:
+    objective, _, _, theta0 = regression_problem(6, 3)
+    seen: list[tuple[int, float]] = []
+
+    def rule(t: int, theta: np.ndarray, descent: np.ndarray) -> float:
+        assert np.array_equal(descent, objective.descent(theta))
+        return 0.05 / (1 + t)
+
+    def stop_late(t: int, theta: np.ndarray, descent: np.ndarray, eta: float) -> bool:
+        seen.append((t, eta))
+        return t == 37
+
+    run = gradient_descent(objective, theta0, 100, rule, record_every=10, callback=stop_late)
+    assert run.steps.tolist() == [0, 10, 20, 30, 37]  # the stopping step is always the last checkpoint
+    assert np.allclose(run.step_sizes, 0.05 / (1 + np.arange(37)))
+    assert seen[-1] == (37, pytest.approx(0.05 / 38)) and len(seen) == 38
+    assert np.all(np.diff(run.loss) < 0)
+
+
+# -- the growing-ball rule ---------------------------------------------------------------------------------------
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), radius=st.floats(0.1, 2.0), increment=st.sampled_from([0.25, 1.0]))
+def test_growing_ball_rule_invariants(seed: int, radius: float, increment: float) -> None:
+    rng = np.random.default_rng(seed)
+    model = fully_connected([2, 3, 1], "linear")
+    X = rng.standard_normal((4, 2))
+    objective = Objective(model, X, np.sign(X[:, 0]), "logistic")
+    gauge = max_layer_norm(model)
+    smoothness = lambda R: 2.0 * max(R, 1.0) ** 2  # noqa: E731 — any nondecreasing β works for the invariants
+    rule = GrowingBallStep(smoothness, gauge, radius=radius, max_step=0.4, increment=increment)
+    iterates: list[np.ndarray] = []
+    run = gradient_descent(objective, 0.3 * rng.standard_normal(model.n_params), 300, rule,
+                           callback=lambda t, theta, d, eta: iterates.append(theta))
+    iterates.append(run.final)
+    radii = np.array(rule.radii)
+    assert len(radii) == 300 and np.all(np.diff(radii) >= 0) and radii[0] >= radius
+    growth = np.diff(np.concatenate([[radius], radii])) / increment
+    assert np.allclose(growth, np.round(growth))  # R grows by whole increments
+    for t, R in enumerate(radii):
+        assert gauge(iterates[t]) <= R and gauge(iterates[t + 1]) <= R
+        assert run.step_sizes[t] == min(1.0 / smoothness(R), 0.4)
+
+
+def test_growing_ball_rule_grows_when_the_step_leaves_the_ball() -> None:
+    model = fully_connected([1, 1, 1], "linear")
+    objective = Objective(model, np.ones((1, 1)), np.ones(1), "exponential")
+    rule = GrowingBallStep(lambda R: 0.1, max_layer_norm(model), radius=1.0, max_step=10.0, increment=0.5)
+    run = gradient_descent(objective, np.array([0.9, 0.9]), 3, rule)
+    assert rule.radii[0] > 1.0 and np.all(run.step_sizes == 10.0)
+    assert max(np.abs(run.final)) <= rule.radii[-1]
+
+
+def test_max_layer_norm_is_the_largest_frobenius_norm() -> None:
+    model = fully_connected([2, 3, 1], "linear")
+    theta = np.arange(model.n_params, dtype=float)
+    W1, W2 = model.matrices(theta)
+    assert max_layer_norm(model)(theta) == pytest.approx(max(np.linalg.norm(W1), np.linalg.norm(W2)))
+
+
+# -- batched torch runs ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("widths, loss, eta, steps, compared", [
+    ([2, 3, 1], "logistic", 0.05, 10_000, 1),  # the long run: one numpy run checked, to keep the test short
+    ([2, 3, 1], "exponential", 0.05, 1000, 2),
+    ([2, 2, 2], "square", 0.01, 1000, 2),
+    ([3, 2, 2, 1], "logistic", 0.1, 1000, 2),
+])
+def test_batched_runs_match_numpy_runs(widths: list[int], loss: str, eta: float, steps: int, compared: int) -> None:
+    """Agreement to 1e-10 holds where GD is stable; near its stability edge (or bouncing across a kink) GD
+    amplifies rounding differences and no two implementations agree for long."""
+    rng = np.random.default_rng(4)
+    model = fully_connected(widths, "relu")
+    X = rng.standard_normal((6, widths[0]))
+    Y = rng.standard_normal((6, widths[-1])) if loss == "square" else np.sign(rng.standard_normal(6))
+    objective = Objective(model, X, Y, loss)
+    theta0 = 0.5 * rng.standard_normal((2, model.n_params))
+    batched = batched_gradient_descent(objective, theta0, steps, eta, record_every=steps // 10, device="cpu")
+    assert batched.steps.tolist() == list(range(0, steps + 1, steps // 10))
+    assert batched.loss.shape == (11, 2) and batched.theta.shape == theta0.shape
+    for run_index, start in enumerate(theta0[:compared]):
+        single = gradient_descent(objective, start, steps, eta, record_every=steps // 10)
+        assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-10
+        assert np.max(np.abs(single.loss - batched.loss[:, run_index])) < 1e-10
+
+
+@pytest.mark.parametrize("model", [diagonal(3, 3, "relu"), circular_convolutional(3, 2, activation="relu")],
+                         ids=["diagonal", "convolutional"])
+def test_batched_runs_handle_structured_layers(model) -> None:
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((4, 3))
+    objective = Objective(model, X, np.sign(X[:, 0]), "logistic")
+    theta0 = 0.5 * rng.standard_normal((2, model.n_params))
+    batched = batched_gradient_descent(objective, theta0, 300, 0.1, record_every=100)
+    for run_index in range(2):
+        single = gradient_descent(objective, theta0[run_index], 300, 0.1)
+        assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-12
+
+
+def test_batched_per_run_step_sizes_and_mean_loss() -> None:
+    rng = np.random.default_rng(5)
+    model = fully_connected([2, 2, 1], "relu")
+    X = rng.standard_normal((5, 2))
+    objective = Objective(model, X, np.sign(X[:, 1]), "logistic", mean=True)
+    theta0 = rng.standard_normal((3, model.n_params))
+    etas = np.array([0.1, 0.2, 0.4])
+    batched = batched_gradient_descent(objective, theta0, 200, etas, record_every=50)
+    for run_index in range(3):
+        single = gradient_descent(objective, theta0[run_index], 200, etas[run_index], record_every=50)
+        assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-12
+        assert np.max(np.abs(single.loss - batched.loss[:, run_index])) < 1e-12
+
+
+def test_batched_needs_a_network() -> None:
+    objective = Objective(diagonal_tensor(2, 2), np.ones((1, 2)), np.ones(1), "logistic")
+    with pytest.raises(TypeError, match="Network"):
+        batched_gradient_descent(objective, np.ones((2, 4)), 10, 0.1)
+    assert default_device() in ("cpu", "cuda")
