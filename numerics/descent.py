@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
-from numerics import backend as B
-from numerics.losses import Model, Objective, margin_loss
+from numerics.losses import Model, Objective
 from numerics.networks import Network
 
 StepRule = Callable[[int, np.ndarray, np.ndarray], float]
@@ -114,57 +114,6 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-class _BatchedObjective:
-    """−∇L and L of one network for a batch of parameter vectors (runs × n_params) in torch.
-
-    The forward pass is :meth:`Network.forward` (which broadcasts over a leading batch axis); the backward
-    pass is :meth:`Network.vjp`'s, with the run axis kept (each layer's pullback accepts leading axes).
-    """
-
-    def __init__(self, objective: Objective, device: str) -> None:
-        import torch
-
-        network = objective.model
-        if not isinstance(network, Network):
-            raise TypeError("batched gradient descent needs a numerics.networks.Network")
-        self.network, self.loss = network, objective.loss
-        self.X = torch.as_tensor(np.asarray(objective.X, dtype=float), device=device)
-        self.Y = torch.as_tensor(np.asarray(objective.Y, dtype=float), device=device)
-        self.scale = 1.0 / objective.n if objective.mean else 1.0
-
-    def __call__(self, theta, with_loss: bool):  # -> (descent: runs × n_params, loss: runs or None)
-        import torch
-
-        net = self.network
-        matrices = net.matrices(theta)
-        hidden, slopes, h = [self.X], [], self.X
-        for W in matrices[:-1]:
-            z = h @ B.transpose(W)  # runs × n × d_l
-            if net.activation == "relu":
-                slopes.append(B.relu_derivative(z, net.relu_slope_at_zero))
-                z = z * slopes[-1]  # σ(z) = z·σ'(z) whatever σ'(0) is
-            hidden.append(z)
-            h = z
-        out = h @ B.transpose(matrices[-1])  # runs × n × d_out
-        if self.loss == "square":
-            residual = out - self.Y
-            loss = 0.5 * (residual * residual).sum(dim=(-2, -1)) * self.scale if with_loss else None
-            delta = -self.scale * residual
-        else:
-            ell = margin_loss(self.loss)
-            q = self.Y * out[..., 0]
-            loss = ell.value(q).sum(dim=-1) * self.scale if with_loss else None
-            delta = (torch.exp(ell.log_neg_derivative(q)) * self.Y * self.scale)[..., None]
-        grads = [None] * net.depth
-        for l in range(net.depth - 1, -1, -1):
-            grads[l] = net.layers[l].pullback(B.transpose(delta) @ hidden[l])
-            if l > 0:
-                delta = delta @ matrices[l]
-                if slopes:
-                    delta = delta * slopes[l - 1]
-        return torch.cat(grads, dim=-1), loss
-
-
 def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: int,
                              step_size: float | np.ndarray, *, record_every: int = 1,
                              device: str | None = None) -> BatchedDescentRun:
@@ -177,7 +126,11 @@ def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: in
     import torch
 
     device = device or default_device()
-    batched = _BatchedObjective(objective, device)
+    if not isinstance(objective.model, Network):
+        raise TypeError("batched gradient descent needs a numerics.networks.Network")
+    as_tensor = partial(torch.as_tensor, dtype=torch.float64, device=device)
+    batched = Objective(objective.model, as_tensor(np.asarray(objective.X, dtype=float)),
+                        as_tensor(np.asarray(objective.Y, dtype=float)), objective.loss, objective.mean)
     theta = torch.tensor(np.asarray(theta0, dtype=float), device=device)
     eta = torch.as_tensor(np.asarray(step_size, dtype=float), device=device)
     eta = eta[:, None] if eta.ndim == 1 else eta
@@ -187,10 +140,10 @@ def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: in
     with torch.no_grad():
         for t in range(steps + 1):
             checkpoint = t == checkpoints[row]
-            descent, loss = batched(theta, with_loss=checkpoint)
             if checkpoint:
-                losses[row] = loss
+                losses[row] = batched.value(theta)
                 row += 1
+            descent = batched.descent(theta)
             if t < steps:
                 theta.add_(eta * descent)
     return BatchedDescentRun(np.array(checkpoints), losses.cpu().numpy(), theta.cpu().numpy())

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import mpmath
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 
 from numerics import backend as B
 from numerics.backend import Array
@@ -128,12 +128,13 @@ def margin_loss(name: str) -> MarginLoss:
 
 
 def _logsumexp(values: Array) -> Array:
+    """log Σ exp over the last axis."""
     if _is_object(values):
         top = max(values)
         return top + mpmath.log(sum(mpmath.exp(v - top) for v in values))
     if B.is_torch(values):
-        return values.logsumexp(0)
-    return logsumexp(values)
+        return values.logsumexp(-1)
+    return logsumexp(values, axis=-1)
 
 
 def _exp(x: Array) -> Array:
@@ -147,6 +148,7 @@ class Objective:
     """L(θ) = Σ_i ℓ_i(θ) (or the mean with ``mean=True``) for a model on data (X, Y).
 
     ``loss`` is "square" (Y: n × d_out targets) or a margin loss name (Y: n labels ±1, scalar output).
+    θ may carry a leading run axis (runs × p): every quantity then gets the same leading axis.
     """
 
     model: Model
@@ -169,12 +171,20 @@ class Objective:
     def n(self) -> int:
         return self.X.shape[0]
 
-    def _scale(self) -> float:
-        return 1.0 / self.n if self.mean else 1.0
+    def _log_scale(self, like: Array) -> Array | float:
+        """log of the 1/n of a mean (0 for a sum), in the number system of ``like``."""
+        if not self.mean:
+            return 0.0
+        return -mpmath.log(self.n) if _is_object(like) else -float(np.log(self.n))
+
+    def _scaled(self, total: Array) -> Array:
+        if not self.mean:
+            return total
+        return total / (mpmath.mpf(self.n) if _is_object(total) else self.n)
 
     def margins(self, theta: Array) -> Array:
         """q_i = y_i Φ(θ; x_i) (margin losses only)."""
-        return self.Y * self.model.forward(theta, self.X)[:, 0]
+        return self.Y * self.model.forward(theta, self.X)[..., 0]
 
     def residuals(self, theta: Array) -> Array:
         """Φ(θ; x_i) − y_i (square loss only), n × d_out."""
@@ -183,30 +193,32 @@ class Objective:
     def value(self, theta: Array) -> Array:
         if not self.is_margin:
             r = self.residuals(theta)
-            return 0.5 * (r * r).sum() * self._scale()
-        return margin_loss(self.loss).value(self.margins(theta)).sum() * self._scale()
+            return self._scaled(0.5 * (r * r).sum(axis=(-2, -1)))
+        return self._scaled(margin_loss(self.loss).value(self.margins(theta)).sum(axis=-1))
 
     def log_value(self, theta: Array) -> Array:
         """log L(θ), accurate when L is far below the float64 range (margin losses)."""
         if not self.is_margin:
             value = self.value(theta)
-            return mpmath.log(value) if _is_object(value) else np.log(value)
-        shift = np.log(self._scale()) if self.mean else 0.0
-        return _logsumexp(margin_loss(self.loss).log_value(self.margins(theta))) + shift
+            if _is_object(value):
+                return mpmath.log(value)
+            return value.log() if B.is_torch(value) else np.log(value)
+        log_terms = margin_loss(self.loss).log_value(self.margins(theta))
+        return _logsumexp(log_terms) + self._log_scale(log_terms)
 
     def log_weights(self, theta: Array) -> Array:
         """log(−ℓ'(q_i)) + log(scale): −∇L = Σ_i e^{log_weights_i} y_i ∇Φ(θ; x_i)."""
         lw = margin_loss(self.loss).log_neg_derivative(self.margins(theta))
-        return lw + np.log(self._scale()) if self.mean else lw
+        return lw + self._log_scale(lw)
 
     def descent(self, theta: Array, log_scale: Array | float = 0.0) -> Array:
         """e^{log_scale}·(−∇L(θ)), with the scale folded into the per-sample weights (no overflow)."""
         if not self.is_margin:
-            return -self.gradient(theta) * np.exp(log_scale)
+            return -self.gradient(theta) * _exp(log_scale)
         weights = _exp(self.log_weights(theta) + log_scale)
-        return self.model.vjp(theta, self.X, (weights * self.Y)[:, None])
+        return self.model.vjp(theta, self.X, (weights * self.Y)[..., None])
 
     def gradient(self, theta: Array) -> Array:
         if not self.is_margin:
-            return self.model.vjp(theta, self.X, self.residuals(theta)) * self._scale()
+            return self._scaled(self.model.vjp(theta, self.X, self.residuals(theta)))
         return -self.descent(theta)

@@ -109,7 +109,9 @@ class Shared(Layer):
             import torch
 
             return torch.as_tensor(self._basis, dtype=x.dtype, device=x.device)
-        return self._basis.astype(object) if np.asarray(x).dtype == object else self._basis
+        if np.asarray(x).dtype == object:
+            return self._basis.astype(int).astype(object)  # 0/1 as Python ints: exact numbers stay exact
+        return self._basis
 
     def matrix(self, u: Array) -> Array:
         return B.einsum("...p,pij->...ij", u, self._basis_like(u))
@@ -221,27 +223,31 @@ class Network:
         return h @ B.transpose(matrices[-1])
 
     def _backprop(self, theta: Array, X: Array, G: Array, per_sample: bool) -> Array:
-        """Gradient of Σ_i ⟨G_i, Φ(θ; x_i)⟩; with ``per_sample`` G is (n, d_out, d_out) one-hot blocks."""
+        """Gradient of Σ_i ⟨G_i, Φ(θ; x_i)⟩; with ``per_sample`` G is (n, d_out, d_out) one-hot blocks.
+
+        A leading run axis on θ (runs × p) and G (runs × n × d_out) gives one gradient per run.
+        """
         matrices = self.matrices(theta)
-        hidden, zs, h = [X], [], X
+        hidden, slopes, h = [X], [], X
         for W in matrices[:-1]:
             z = h @ B.transpose(W)
-            zs.append(z)
-            h = self._sigma(z)
-            hidden.append(h)
+            if self.activation == "relu":
+                slopes.append(B.relu_derivative(z, self.relu_slope_at_zero))
+                z = z * slopes[-1]  # σ(z) = z·σ'(z) whatever the convention at 0
+            hidden.append(z)
+            h = z
         grads = [None] * self.depth
-        delta = G  # (n, d_out) or (n, o, d_out)
+        delta = G  # (..., n, d_out) or (n, o, d_out)
         for l in range(self.depth - 1, -1, -1):
             if per_sample:
                 gW = B.einsum("noi,nj->noij", delta, hidden[l])
             else:
-                gW = B.einsum("ni,nj->ij", delta, hidden[l])
+                gW = B.transpose(delta) @ hidden[l]
             grads[l] = self.layers[l].pullback(gW)
             if l > 0:
                 delta = delta @ matrices[l]
-                if self.activation == "relu":
-                    slope = B.relu_derivative(zs[l - 1], self.relu_slope_at_zero)
-                    delta = delta * (slope[:, None, :] if per_sample else slope)
+                if slopes:
+                    delta = delta * (slopes[l - 1][:, None, :] if per_sample else slopes[l - 1])
         if per_sample:
             grads = [g.reshape(g.shape[0], g.shape[1], -1) for g in grads]
         if B.is_torch(grads[0]):
@@ -251,7 +257,10 @@ class Network:
         return np.concatenate(grads, axis=-1)
 
     def vjp(self, theta: Array, X: Array, G: Array) -> Array:
-        """∇_θ Σ_i ⟨G_i, Φ(θ; x_i)⟩ for G of shape n × d_out (the backward pass of any loss)."""
+        """∇_θ Σ_i ⟨G_i, Φ(θ; x_i)⟩ for G of shape n × d_out (the backward pass of any loss).
+
+        Batched: θ of shape runs × p and G of shape runs × n × d_out give runs × p.
+        """
         return self._backprop(theta, X, G, per_sample=False)
 
     def jacobian(self, theta: Array, X: Array) -> Array:
