@@ -75,9 +75,11 @@ def relu_derivative(z: Array, slope_at_zero: float) -> Array:
 
 
 def transpose(W: Array) -> Array:
-    """Swap the last two axes."""
+    """Swap the last two axes (sympy matrices and matrix expressions: their transpose)."""
     if is_torch(W):
         return W.transpose(-1, -2)
+    if isinstance(W, (sympy.MatrixBase, sympy.MatrixExpr)):
+        return W.T
     return np.swapaxes(W, -1, -2)
 
 

@@ -74,6 +74,19 @@ def _explicit(quantity: Any) -> sympy.Expr | sympy.MatrixBase:
     return quantity if isinstance(quantity, sympy.MatrixBase) else sympy.sympify(quantity)
 
 
+def _has_symbolic_shape(quantity: Any) -> bool:
+    return (isinstance(quantity, sympy.MatrixExpr) and not isinstance(quantity, sympy.MatrixBase)
+            and not all(sympy.sympify(size).is_Integer for size in quantity.shape))
+
+
+def _free_algebra_zero_test(quantity: sympy.MatrixExpr) -> ZeroTest:
+    residual = sympy.expand(quantity)
+    proved = isinstance(residual, sympy.ZeroMatrix)
+    description = ("identically zero in the free matrix algebra: holds for matrices of every shape" if proved else
+                   "undecided: the noncommutative expansion does not cancel (no spot check for symbolic shapes)")
+    return ZeroTest(proved, "expand" if proved else "", residual, SpotCheck(0, 0, False, None, None), description)
+
+
 def _simplify_to_zero(entries: list[sympy.Expr], first: int, last: int) -> tuple[list[sympy.Expr], int]:
     """Each entry run through _STEPS[first:last] until it is exactly 0: the residuals, and the index of the
     strongest step that some entry needed (−1 if none)."""
@@ -160,7 +173,13 @@ def is_identically_zero(quantity: Quantity, *, samples: int = 6, seed: int = 0) 
 
     Cheap exact steps (expand, cancel∘together) run first; then the spot check, which can refute; only if it
     does not refute are trigsimp and simplify tried. Symbols declared nonnegative/positive get positive samples.
+
+    A matrix expression of symbolic shape (``MatrixSymbol("A", n, m)``) is expanded in the free noncommutative
+    algebra: reaching the zero matrix proves the identity for matrices of every shape; otherwise it is undecided
+    (a spot check needs concrete shapes).
     """
+    if _has_symbolic_shape(quantity):
+        return _free_algebra_zero_test(quantity)
     quantity = _explicit(quantity)
     entries = list(quantity) if isinstance(quantity, sympy.MatrixBase) else [quantity]
     residuals, strongest = _simplify_to_zero(entries, 0, _CHEAP_STEPS)
