@@ -120,7 +120,10 @@ class LogisticLoss(MarginLoss):
 MARGIN_LOSSES: dict[str, MarginLoss] = {"exponential": ExponentialLoss(), "logistic": LogisticLoss()}
 
 
-def margin_loss(name: str) -> MarginLoss:
+def margin_loss(name: str | MarginLoss) -> MarginLoss:
+    """The loss registered under ``name``; a :class:`MarginLoss` instance (defined elsewhere) is returned as is."""
+    if isinstance(name, MarginLoss):
+        return name
     try:
         return MARGIN_LOSSES[name]
     except KeyError:
@@ -147,14 +150,15 @@ def _exp(x: Array) -> Array:
 class Objective:
     """L(θ) = Σ_i ℓ_i(θ) (or the mean with ``mean=True``) for a model on data (X, Y).
 
-    ``loss`` is "square" (Y: n × d_out targets) or a margin loss name (Y: n labels ±1, scalar output).
+    ``loss`` is "square" (Y: n × d_out targets) or a margin loss (Y: n labels ±1, scalar output): a name from
+    ``MARGIN_LOSSES`` or a :class:`MarginLoss` instance.
     θ may carry a leading run axis (runs × p): every quantity then gets the same leading axis.
     """
 
     model: Model
     X: Array
     Y: Array
-    loss: str
+    loss: str | MarginLoss
     mean: bool = False
 
     def __post_init__(self) -> None:

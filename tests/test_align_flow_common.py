@@ -1,0 +1,111 @@
+"""Paper 003's shared helpers: canonical data sets against their exact max-margin data, θ, the polynomial-tail
+loss through the objective, the initialization constant D, and the layer-gradient formula."""
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.losses import Objective
+from theorems.layer_alignment.common import (
+    POLYNOMIAL_TAIL,
+    balanced_initialization,
+    chain,
+    ds2,
+    ds3,
+    ds_degenerate,
+    ds_random,
+    exact_support_radius,
+    initialization_constant,
+    initialization_constants,
+    layer_gradient,
+    layer_state,
+    linear_network,
+    loss_inverse,
+    max_margin_direction,
+    predictor_gradient,
+    risk,
+    spans_space,
+    support_radius,
+)
+
+
+@pytest.mark.parametrize("factory, duals, theta", [
+    (ds2, [sympy.Rational(4, 3), sympy.Rational(8, 3), 0, 0], sympy.Rational(1, 5)),
+    (ds3, [sympy.Rational(4, 3)] * 3 + [0] * 3, 2 * sympy.sqrt(5) / 25),
+    (ds_degenerate, [4, 0], sympy.Integer(0)),
+])
+def test_canonical_datasets_have_their_exact_max_margin_data(factory, duals, theta):
+    data = factory()
+    assert np.all(np.linalg.norm(data.Z, axis=1) <= 1.0)
+    np.testing.assert_array_equal(data.X * data.y[:, None], data.Z)
+    svm = max_margin_direction(data)
+    assert svm.certified
+    assert list(svm.exact_direction) == [1] + [0] * (data.d - 1)
+    assert svm.reference.certificate.margin == sympy.Rational(1, 2)
+    assert list(svm.reference.certificate.duals) == duals
+    assert spans_space(data, svm)
+    assert sympy.simplify(exact_support_radius(data, svm) - theta) == 0
+    assert support_radius(data, svm) == pytest.approx(float(theta), abs=1e-12)
+
+
+def test_random_data_are_separable_with_a_gap():
+    rng = np.random.default_rng(3)
+    data = ds_random(rng, 25, 3, gap=0.1)
+    svm = max_margin_direction(data)
+    assert np.all(np.linalg.norm(data.Z, axis=1) <= 1.0)
+    assert np.min(data.Z @ svm.direction) == pytest.approx(svm.margin, rel=1e-6)
+    assert len(svm.support) <= data.d
+
+
+@pytest.mark.parametrize("q", [-30.0, -1.0, 0.0, 0.5, 10.0, 1e6])
+def test_polynomial_tail_loss_matches_its_formula(q):
+    value = np.sqrt(1 + q * q) - q if q < 1e3 else 1 / (np.sqrt(1 + q * q) + q)
+    assert POLYNOMIAL_TAIL.value(np.array([q]))[0] == pytest.approx(value, rel=1e-12)
+    slope = 1 - q / np.sqrt(1 + q * q) if q < 1e3 else value / np.sqrt(1 + q * q)
+    assert np.exp(POLYNOMIAL_TAIL.log_neg_derivative(np.array([q]))[0]) == pytest.approx(slope, rel=1e-10)
+    assert loss_inverse(POLYNOMIAL_TAIL, value) == pytest.approx(q, rel=1e-9, abs=1e-9)
+
+
+def test_objective_accepts_a_loss_instance_and_its_gradient_matches_differences():
+    data = ds3()
+    net = linear_network((3, 2, 1))
+    objective = Objective(net, data.X, data.y, POLYNOMIAL_TAIL, mean=True)
+    theta = np.random.default_rng(0).normal(size=net.n_params)
+    step = 1e-6
+    differences = np.array([(objective.value(theta + step * e) - objective.value(theta - step * e)) / (2 * step)
+                            for e in np.eye(net.n_params)])
+    np.testing.assert_allclose(objective.gradient(theta), differences, rtol=1e-7, atol=1e-10)
+
+
+def test_layer_gradient_formula_matches_the_engine():
+    data = ds3()
+    net = linear_network((3, 4, 2, 1))
+    objective = risk(net, data, "logistic")
+    theta = np.random.default_rng(1).normal(size=net.n_params)
+    layers = net.matrices(theta)
+    row = predictor_gradient("logistic", data.Z, chain(layers).ravel())[None, :]
+    for k, part in enumerate(net.split(objective.gradient(theta)), start=1):
+        np.testing.assert_allclose(layer_gradient(layers, row, k).ravel(), part, rtol=1e-12, atol=1e-15)
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(0, 10_000))
+def test_initialization_constant_is_nonnegative_and_dominates_its_layers(hidden, seed):
+    rng = np.random.default_rng(seed)
+    widths = [3, *hidden, 1]
+    layers = [rng.normal(size=(widths[k + 1], widths[k])) for k in range(len(widths) - 1)]
+    D = initialization_constant(layers)
+    assert D >= 0
+    assert np.all(initialization_constants(layers) <= D + 1e-12)
+    state = layer_state(layers)
+    assert np.all(state.rank_one_excess <= initialization_constants(layers) + 1e-9)  # t = 0 case of Lemma 2 (a)
+
+
+def test_balanced_initialization_has_zero_constant_and_rank_one_layers():
+    layers = balanced_initialization((3, 4, 2, 1), np.random.default_rng(5), 0.7)
+    assert initialization_constant(layers) == pytest.approx(0.0, abs=1e-14)
+    state = layer_state(layers)
+    assert np.all(state.rank_one_excess <= 1e-28)
+    np.testing.assert_allclose(state.alignments, 1.0, atol=1e-14)

@@ -1,0 +1,235 @@
+"""The experiments of Ji & Telgarsky: Figure 1 (synthetic 2-D data, 4-layer linear network against a linear
+predictor) reproduced with stand-in parameters, and Figure 2 (AlexNet on CIFAR-10), for which CIFAR-10 cannot be
+downloaded here, replaced by a small CNN on scikit-learn's bundled digits data measuring the same quantities."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import contextmanager
+
+import numpy as np
+
+from numerics.descent import gradient_descent
+from numerics.losses import Objective
+from numerics.metrics import angle, spectral_to_frobenius
+from theorems.layer_alignment.common import Dataset, layer_state, linear_network, max_margin_direction
+from verify import Context, claim, line
+from verify.claim import Plot, Series
+
+# -- align.fig1 ---------------------------------------------------------------------------------------------------
+
+FIG1_WIDTHS = (2, 10, 10, 10, 1)
+ANGLE_TOLERANCE_DEGREES = 1.5
+
+
+def figure1_data(rng: np.random.Generator, n: int = 40) -> Dataset:
+    """The stand-in for Fig. 1's data (not specified in the paper): n points uniform on [−7.5, 7.5] × [−2, 4]
+    labelled by sign(−0.3x + y), keeping |−0.3x + y| > 0.6 (norms up to ~7.5, unlike the paper's ‖x‖ ≤ 1)."""
+    points: list[np.ndarray] = []
+    while len(points) < n:
+        x = np.array([rng.uniform(-7.5, 7.5), rng.uniform(-2.0, 4.0)])
+        score = -0.3 * x[0] + x[1]
+        if abs(score) > 0.6:
+            points.append(np.sign(score) * x)
+    return Dataset("Fig. 1 stand-in", np.array(points))
+
+
+def ratios_rise_after_plateau(risks: np.ndarray, ratios: np.ndarray, plateau_level: float) -> bool:
+    """Spectral-to-Frobenius ratios nondecreasing on the checkpoints after the risk first falls below the plateau
+    level (the rise happens together with the drop of the risk)."""
+    below = np.flatnonzero(risks < plateau_level)
+    if below.size == 0:
+        return False
+    after = ratios[below[0]:]
+    return bool(np.all(np.diff(after, axis=0) >= -1e-12))
+
+
+def _boundary(direction: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The decision line ⟨w, x⟩ = 0 as y(x)."""
+    return -direction[0] * xs / direction[1]
+
+
+@claim(
+    id="align.fig1",
+    ref="Figure 1 (Sec. 1)",
+    kind="experiment",
+    title="Figure 1: a 4-layer linear network and a linear predictor reach the same separator; layers align",
+    statement=("On separable 2-D data, gradient descent on a 4-layer linear network and on a linear predictor reach "
+               "the same (max-margin) separator, and for every layer $norm(W_i)_2 slash norm(W_i)_F$ rises towards 1 "
+               "while the risk falls to 0, simultaneously."),
+    hypotheses=["synthetic separable 2-D data (stand-in parameters)", "logistic loss, full-batch gradient descent"],
+    expected="confirmed",
+    profiles={"quick": "40 points, widths (2,10,10,10,1) and (2,1), init N(0, 0.1²), step 0.5, 250 iterations "
+                       "(the paper's x-axis)",
+              "full": "as quick with 1000 iterations", "paper": "as quick with 2500 iterations"},
+    notes=[("The paper gives no n, data law, widths, init, step size or loss; the stand-in follows the spec "
+           "(its ranges match the figure's axes). W_4 is a row vector, so its ratio is identically 1."),
+           ("With a larger init (0.3–0.5) the ratios stay at 0.5–0.85 within 250 steps (D is large): the "
+           "simultaneous rise needs a small initialization.")],
+)
+def check_fig1(ctx: Context) -> None:
+    data = figure1_data(ctx.rng("data"))
+    svm = max_margin_direction(data)
+    steps = ctx.pick(250, 1000, 2500)
+    predictors, runs = {}, {}
+    for name, widths in (("4 layers", FIG1_WIDTHS), ("1 layer", (2, 1))):
+        net = linear_network(widths)
+        objective = Objective(net, data.X, data.y, "logistic", mean=True)
+        run = gradient_descent(objective, 0.1 * ctx.rng(f"init-{name}").normal(size=net.n_params), steps, 0.5,
+                               record_every=5)
+        runs[name] = (net, run)
+        predictors[name] = layer_state(net.matrices(run.final)).w_prod
+    angles = {name: float(np.degrees(angle(w, svm.direction))) for name, w in predictors.items()}
+    xs = np.array([-7.5, 7.5])
+    picture = Plot("scatter", "Fig. 1a stand-in: data and decision lines", (
+        Series("z_i = y_i x_i", tuple(data.Z[:, 0]), tuple(data.Z[:, 1])),
+        *(Series(f"{name} boundary", tuple(xs), tuple(_boundary(w, xs))) for name, w in predictors.items()),
+        Series("max-margin boundary", tuple(xs), tuple(_boundary(svm.direction, xs)))), "x", "y")
+    ctx.support("same separator", "numeric", max(angles.values()) <= ANGLE_TOLERANCE_DEGREES,
+                f"after {steps} steps both predictors are within {ANGLE_TOLERANCE_DEGREES}° of the certified "
+                "max-margin direction", {f"angle_degrees {k}": v for k, v in angles.items()}, plot=picture)
+    net, run = runs["4 layers"]
+    ratios = np.array([[spectral_to_frobenius(W) for W in net.matrices(theta)] for theta in run.theta])
+    rises = ratios_rise_after_plateau(run.loss, ratios, 0.5 * run.loss[0])
+    last_layer_exact = bool(np.all(np.abs(ratios[:, -1] - 1.0) <= 1e-12))
+    curves = {"risk": (run.steps, run.loss)}
+    curves.update({f"‖W_{i + 1}‖_2/‖W_{i + 1}‖_F": (run.steps, ratios[:, i]) for i in range(ratios.shape[1])})
+    ctx.support("alignment with risk minimization", "numeric",
+                rises and last_layer_exact and run.loss[-1] < 1e-2 and bool(np.all(np.diff(run.loss) < 0)),
+                "4-layer run: risk decreasing at every checkpoint and below 1e-2 at the end; every ratio nondecreasing "
+                "once the risk has halved; ‖W_4‖_2/‖W_4‖_F = 1 to 1e-12",
+                {"final_risk": float(run.loss[-1]), **{f"final_ratio_W{i + 1}": float(r)
+                                                       for i, r in enumerate(ratios[-1])}},
+                plot=line("Fig. 1b stand-in: alignment and risk", curves, xlabel="iteration"))
+    mean_direction = data.Z.mean(axis=0)
+    control = float(np.degrees(angle(mean_direction, svm.direction)))
+    ctx.control("another separator (mean of the z_i)", control > ANGLE_TOLERANCE_DEGREES,
+                "the same angle test rejects the class-mean direction, which also separates these data",
+                {"angle_degrees": control})
+
+
+# -- align.fig2 ---------------------------------------------------------------------------------------------------
+
+DENSE_SHAPES = ((256, 128), (256, 256), (10, 256))  # (out, in) of the three dense layers
+
+
+@contextmanager
+def _single_thread():
+    """One thread for torch, OpenMP and BLAS: a tiny CNN runs fastest that way, and numpy's SVDs next to torch's
+    OpenMP threads slow down a hundredfold on a loaded machine otherwise."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def digits_cnn(seed: int, equal_norm: float | None):
+    """conv(1→16, 3×3) + ReLU + 2×2 max-pool, conv(16→32, 3×3) + ReLU + 2×2 max-pool, then dense 128→256→256→10
+    with ReLUs (PyTorch default init; with ``equal_norm``, Gaussian dense layers rescaled to that Frobenius norm)."""
+    import torch
+
+    torch.manual_seed(seed)
+    nn = torch.nn
+    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+    if equal_norm is not None:
+        with torch.no_grad():
+            for layer in dense_layers(model):
+                layer.weight.normal_()
+                layer.weight.mul_(equal_norm / layer.weight.norm())
+    return model
+
+
+def dense_layers(model) -> list:
+    import torch
+
+    return [m for m in model if isinstance(m, torch.nn.Linear)]
+
+
+def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SGD (step 0.1, batch 64, cross-entropy) on scikit-learn's 8×8 digits: (steps, risks, dense-layer ratios)."""
+    import torch
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    images = torch.tensor(digits.images / 16.0, dtype=torch.float32)[:, None]
+    labels = torch.tensor(digits.target)
+    model = digits_cnn(seed, equal_norm)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    batches = np.random.default_rng(seed)
+    recorded, risks, ratios = [], [], []
+    for step in range(steps + 1):
+        if step % record_every == 0 or step == steps:
+            with torch.no_grad():
+                risks.append(float(torch.nn.functional.cross_entropy(model(images), labels)))
+                ratios.append([spectral_to_frobenius(layer.weight.detach()) for layer in dense_layers(model)])
+            recorded.append(step)
+        if step == steps:
+            break
+        batch = torch.as_tensor(batches.integers(0, len(labels), 64))
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(images[batch]), labels[batch]).backward()
+        optimizer.step()
+    return np.array(recorded), np.array(risks), np.array(ratios)
+
+
+def alignment_emerges(ratios: np.ndarray, lower_bounds: Sequence[float]) -> bool:
+    """Every dense layer ends above its ratio at the start, and the wide layers (min dim ≥ 100) end at least twice
+    their lower bound 1/√(min dim)."""
+    wide = np.array([min(shape) >= 100 for shape in DENSE_SHAPES])
+    bounds = np.asarray(lower_bounds)
+    return bool(np.all(ratios[-1] > ratios[0]) and np.all(ratios[-1][wide] >= 2 * bounds[wide]))
+
+
+@claim(
+    id="align.fig2",
+    ref="Figure 2 and Sec. 4",
+    kind="experiment",
+    title="Figure 2 (stand-in): dense layers of a trained CNN align",
+    statement=("When a (nonlinear) convolutional network is trained by SGD, the dense layers' ratios "
+               "$norm(W_i)_2 slash norm(W_i)_F$ grow far above their lower bounds $1 slash sqrt(min(d_(i-1), d_i))$; "
+               "an initialization with equal Frobenius norms across dense layers makes this cleaner."),
+    hypotheses=["stand-in: scikit-learn's digits (1797 8×8 images, 10 classes) for CIFAR-10, a small CNN for AlexNet",
+                "SGD on the cross-entropy"],
+    expected="confirmed",
+    profiles={"quick": "300 SGD steps (about 11 epochs), default and equal-norm (‖W‖_F = 4) inits",
+              "full": "1500 SGD steps", "paper": "2800 SGD steps (100 epochs)"},
+    notes=[("An illustration of a non-theorem (Sec. 4 is explicitly preliminary), with a stand-in: CIFAR-10 cannot "
+           "be downloaded here, so the digits data bundled with scikit-learn and a CNN with dense layers "
+           "128→256→256→10 replace AlexNet's (1024, 4096), (4096, 4096), (4096, 10); the measured quantities are the "
+           "paper's."), ("Not reported by the paper: learning rate, batch size, epochs, seeds; the curves' values are "
+           "not recoverable from the dump, so nothing is compared with them."),
+           ("The output layer has 10 rows, so its lower bound 10^{−1/2} ≈ 0.32 leaves little room; it is only asked to "
+           "end above its starting ratio.")],
+)
+def check_fig2(ctx: Context) -> None:
+    steps = ctx.pick(300, 1500, 2800)
+    lower_bounds = [1.0 / np.sqrt(min(shape)) for shape in DENSE_SHAPES]
+    curves, figures, emerged = {}, {}, {}
+    with _single_thread():
+        for name, equal_norm in (("default init", None), ("equal-norm init", 4.0)):
+            seed = int(ctx.rng(name).integers(2**31))
+            recorded, risks, ratios = train_digits(seed, equal_norm, steps, max(steps // 10, 1))
+            emerged[name] = alignment_emerges(ratios, lower_bounds)
+            curves[f"{name}: risk"] = (recorded, risks)
+            for i in range(ratios.shape[1]):
+                curves[f"{name}: dense {i + 1}"] = (recorded, ratios[:, i])
+                figures[f"{name}: final_ratio_dense{i + 1}"] = float(ratios[-1, i])
+            figures[f"{name}: final_risk"] = float(risks[-1])
+            untrained = ratios[:1]
+    ctx.support("dense-layer alignment", "numeric", all(emerged.values()),
+                "for both inits every dense layer ends above its starting ratio and the 256-wide layers end at "
+                "≥ 2× their lower bounds 1/√128, 1/√256", {**figures, **{f"lower_bound_dense{i + 1}": b
+                                                                      for i, b in enumerate(lower_bounds)}},
+                plot=line("Fig. 2 stand-in: digits CNN, risk and ‖W_i‖_2/‖W_i‖_F", curves, xlabel="SGD step",
+                          reference={f"1/√{min(s)}": b for s, b in zip(DENSE_SHAPES, lower_bounds)}))
+    ctx.control("untrained network", not alignment_emerges(np.vstack([untrained, untrained]), lower_bounds),
+                "the same criterion applied to the network before any SGD step is rejected")
