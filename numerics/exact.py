@@ -41,8 +41,10 @@ def to_exact_number(value: Any) -> Exact:
             raise ValueError(f"cannot convert {value} to an exact number")
         return sympy.Rational(float(value))
     if isinstance(value, mpmath.mpf):
-        mantissa, exponent = value.man_exp
-        return sympy.Integer(mantissa) * sympy.Rational(2) ** exponent
+        if not mpmath.isfinite(value):
+            raise ValueError(f"cannot convert {value} to an exact number")
+        mantissa, exponent = value.man_exp  # the mantissa is unsigned: the sign is kept separately
+        return int(mpmath.sign(value)) * sympy.Integer(mantissa) * sympy.Rational(2) ** exponent
     if isinstance(value, Fraction):
         return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, sympy.Float):

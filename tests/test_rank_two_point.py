@@ -1,0 +1,245 @@
+"""Paper 000's two-point setting (theorems/rank_minimization/two_point_common.py): the closed-form flow against
+integration (error in the scale atol + rtol·|y|, evaluations bounded), the regions against the polar table of
+Definition 1, the constants in every number system, Thm 1's interpolant, and Thm 3's event."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from flint import arb, ctx
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.integrate import solve_ivp
+
+from numerics import exact as E
+from numerics.flows import GradientFlow
+from theorems.rank_minimization.two_point_common import (
+    BALL,
+    BOTH,
+    DEAD,
+    EXACT,
+    FIRST,
+    MPMATH,
+    PRIVATE,
+    SECOND,
+    PatternModel,
+    TwoPoints,
+    exact_rank,
+    flow_ends,
+    from_neurons,
+    grid_data,
+    in_private_sectors,
+    neurons,
+    open_sector,
+    oracle,
+    pack,
+    paper_data,
+    pythagorean_data,
+    rank_one_interpolant,
+    reduced_field,
+    reduced_limit,
+    reduced_state,
+    region,
+    serving_neurons,
+    thm2_radius,
+    thm3_event,
+    thm3_norm_upper,
+    thm3_probability,
+    thm3_radius,
+)
+
+RTOL, ATOL = 1e-10, 1e-12
+
+
+def scaled_error(actual: np.ndarray, exact: np.ndarray) -> float:
+    return float(np.max(np.abs(actual - exact) / (ATOL + RTOL * np.abs(exact))))
+
+
+# -- the reduced flow ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("a0, b0", [(0.3, 0.0), (1e-3, 0.0), (0.01, 0.49), (2.0, 0.1), (0.4, -0.2), (0.1, -0.3),
+                                    (5.0, 0.0)])
+def test_closed_form_matches_integration(a0: float, b0: float) -> None:
+    times = np.array([0.1, 0.7, 2.0, 6.0])
+    sol = solve_ivp(lambda t, z: reduced_field(*z), (0, times[-1]), [a0, b0], method="DOP853", rtol=1e-13,
+                    atol=1e-15, t_eval=times)
+    a, b = reduced_state(a0, b0, times)
+    assert scaled_error(np.array([a, b]), sol.y) < 10
+    assert sol.nfev < 5000
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(a0=st.floats(1e-3, 3.0), b0=st.floats(-1.0, 1.0), t=st.floats(0.0, 20.0))
+def test_closed_form_invariants(a0: float, b0: float, t: float) -> None:
+    assume(abs(a0 + b0) > 1e-2)
+    a, b = reduced_state(a0, b0, t)
+    assert a * a - b * b == pytest.approx(a0 * a0 - b0 * b0, abs=1e-9 * (1 + a0 * a0 + b0 * b0))
+    if a0 + b0 > 0 and a0 * b0 < 1 and b0 >= 0:  # the regime of Lemma 12: ab increases to 1, a never decreases
+        assert a * b <= 1 + 1e-12 and a >= a0 - 1e-12
+
+
+def test_limit_is_the_large_time_state() -> None:
+    for a0, b0 in [(0.2, 0.0), (0.01, 0.49), (3.0, 0.0), (0.5, -0.3)]:
+        a_limit, b_limit = reduced_limit(a0, b0)
+        assert a_limit * b_limit == pytest.approx(1)
+        assert a_limit**2 - b_limit**2 == pytest.approx(a0 * a0 - b0 * b0)
+        assert np.allclose(reduced_state(a0, b0, 60.0), (a_limit, b_limit), rtol=1e-12)
+
+
+def test_closed_form_in_three_number_systems() -> None:
+    exact = reduced_state(sympy.Rational(1, 3), sympy.Rational(1, 5), sympy.Rational(1, 2))
+    with mpmath.workdps(30):
+        high = reduced_state(mpmath.mpf(1) / 3, mpmath.mpf(1) / 5, mpmath.mpf(1) / 2)
+        assert all(abs(sympy.N(e, 30) - h) < mpmath.mpf(10) ** -27 for e, h in zip(exact, high))
+    assert np.allclose([float(v) for v in exact], reduced_state(1 / 3, 1 / 5, 0.5), rtol=1e-14)
+
+
+# -- the oracle of the full network ----------------------------------------------------------------------------
+def private_start(data: TwoPoints, a: tuple[float, float], p: tuple[float, float], b: tuple[float, float]):
+    """w_i = a_i x_i + p_i n_i with n_i ⊥ x_i pointing to the D side (p_i > 0: toward D), v_i = b_i y_i."""
+    X = np.asarray(data.X, dtype=float)
+    normals = np.stack([-X[:, 1], X[:, 0]], axis=1)
+    normals *= -np.sign(np.sum(normals * X[::-1], axis=1))[:, None]
+    w = np.array(a)[:, None] * X + np.array(p)[:, None] * normals
+    return from_neurons(w, np.array(b)[:, None] * np.asarray(data.Y, dtype=float))
+
+
+@pytest.mark.parametrize("phi", [1.6, 2.0, 3.0])
+def test_oracle_matches_the_network_flow(phi: float) -> None:
+    data = grid_data(phi)
+    theta0 = private_start(data, (0.2, 0.05), (0.03, 0.02), (0.1, 0.0))
+    assert in_private_sectors(theta0, data.X)
+    times = [0.5, 3.0, 30.0]
+    run = GradientFlow(data.objective).solve(theta0, times[-1], t_eval=times, rtol=1e-12, atol=1e-14)
+    assert run.n_crossings == 0 and run.nfev < 20000
+    for t, theta in zip(run.t, run.theta):
+        assert np.max(np.abs(theta - oracle(theta0, data, t))) < 1e-9
+    assert np.max(np.abs(run.final - oracle(theta0, data))) < 1e-9
+
+
+def test_oracle_regime() -> None:
+    data = grid_data(2.0)
+    good = private_start(data, (0.2, 0.1), (0.0, 0.0), (0.0, 0.3))
+    swapped = from_neurons(neurons(good)[0][::-1], neurons(good)[1][::-1])
+    assert serving_neurons(good, data) is not None and serving_neurons(swapped, data) is not None
+    assert np.allclose(oracle(swapped, data)[:4].reshape(2, 2), oracle(good, data)[:4].reshape(2, 2)[::-1])
+    negative = private_start(data, (0.2, 0.1), (0.0, 0.0), (-0.1, 0.0))
+    both_active = from_neurons(np.array([[0.0, 1.0], [0.3, 0.1]]), np.zeros((2, 2)))
+    off_span = good + np.array([0, 0, 0, 0, 0, 0, 0.01, 0])  # v_1 leaves span{y_1} = span{e_1}
+    overshoot = private_start(data, (2.0, 0.1), (0.0, 0.0), (0.9, 0.0))  # ab > 1: a would decrease
+    for theta in (negative, both_active, off_span, overshoot):
+        assert serving_neurons(theta, data) is None
+        with pytest.raises(ValueError):
+            oracle(theta, data)
+
+
+def test_exact_oracle_reaches_zero_loss_exactly() -> None:
+    data = pythagorean_data(sympy.Rational(4, 5), sympy.Rational(3, 5))
+    w = np.array([data.X[0] * sympy.Rational(1, 4), data.X[1] * sympy.Rational(1, 3)])
+    limit = oracle(from_neurons(w, E.to_exact(np.zeros((2, 2)))), data)
+    assert not np.any(E.signs(E.canonical(data.objective.residuals(limit))))
+
+
+# -- regions, constants, constructions -------------------------------------------------------------------------
+def polar_region(theta: float, phi: float) -> str:
+    """The polar table of Definition 1 in the frame x_1 = (1, 0), x_2 = (cos φ, sin φ)."""
+    t = (theta + np.pi / 2) % (2 * np.pi) - np.pi / 2  # in [−π/2, 3π/2)
+    if phi - np.pi / 2 < t < np.pi / 2:
+        return BOTH
+    if -np.pi / 2 < t <= phi - np.pi / 2:
+        return FIRST
+    if np.pi / 2 <= t < phi + np.pi / 2:
+        return SECOND
+    return DEAD
+
+
+@pytest.mark.parametrize("phi", [1.6, 2.0, 2.9])
+def test_regions_follow_the_polar_table(phi: float) -> None:
+    X = np.array([[1.0, 0.0], [np.cos(phi), np.sin(phi)]])
+    angles = np.random.default_rng(0).uniform(0, 2 * np.pi, 2000)
+    W = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    assert list(region(W, X)) == [polar_region(t, phi) for t in angles]
+    sectors = open_sector(W, X)
+    assert np.all((sectors == 1) == (region(W, X) == FIRST)) and np.all((sectors == 2) == (region(W, X) == SECOND))
+
+
+def test_region_boundaries_exactly() -> None:
+    X = pythagorean_data(sympy.Rational(4, 5), sympy.Rational(3, 5)).X
+    rotate = np.array([[0, -1], [1, 0]], dtype=object)
+    rays = np.array([rotate @ X[0], -(rotate @ X[0]), rotate @ X[1], -(rotate @ X[1]), np.zeros(2, dtype=object)])
+    # x_1 = (4/5, 3/5), x_2 = (−4/5, 3/5): R x_1 ⊥ x_1 with (R x_1)ᵀx_2 > 0 lies on ∂S_2 (non-dead), −R x_1 on ∂D
+    assert list(region(rays, X)) == [SECOND, DEAD, DEAD, FIRST, DEAD]
+    assert list(open_sector(rays, X)) == [0, 0, 0, 0, 0]
+
+
+def test_constants_agree_across_number_systems() -> None:
+    for phi in (1.6, 1.9, 2.0, 2.5, 3.0):
+        exact = sympy.Rational(phi).limit_denominator(100)
+        floats = [thm2_radius(float(exact)), thm3_radius(float(exact)), thm3_norm_upper(float(exact)),
+                  thm3_probability(float(exact))]
+        exacts = [thm2_radius(exact, EXACT), thm3_radius(exact, EXACT), thm3_norm_upper(exact, EXACT),
+                  thm3_probability(exact, EXACT)]
+        with ctx.workprec(80):
+            balls = [thm2_radius(arb(exact.p) / exact.q, BALL), thm3_radius(arb(exact.p) / exact.q, BALL)]
+        with mpmath.workdps(25):
+            assert float(thm3_radius(mpmath.mpf(exact.p) / exact.q, MPMATH)) == pytest.approx(floats[1], rel=1e-14)
+        assert all(float(e) == pytest.approx(f, rel=1e-14) for e, f in zip(exacts, floats))
+        assert all(b.contains(arb(f)) or abs(float(b.mid()) - f) < 1e-15 for b, f in zip(balls, floats))
+    crossover = 2 * np.arccos(1 / np.sqrt(3))  # (√3/2) cos(φ/2) = 1/2
+    assert thm2_radius(crossover - 1e-3) == 0.5 and thm2_radius(crossover + 1e-3) < 0.5
+    assert thm3_radius(3 * np.pi / 5) == pytest.approx(np.sqrt(3) / 2 * np.sin(np.pi / 10))  # both terms equal
+
+
+@pytest.mark.parametrize("data", [paper_data(exact=True), pythagorean_data(sympy.Rational(15, 17),
+                                                                            sympy.Rational(8, 17), [[2, 1], [1, 3]])],
+                         ids=["radicals", "rational"])
+def test_rank_one_interpolant_is_exact(data: TwoPoints) -> None:
+    theta = rank_one_interpolant(data)
+    assert exact_rank(theta[:4].reshape(2, 2)) == 1
+    assert not np.any(E.signs(E.canonical(data.objective.residuals(theta))))
+    floats = data.as_float()
+    assert np.max(np.abs(floats.objective.residuals(rank_one_interpolant(floats)))) < 1e-14
+
+
+def test_exact_rank() -> None:
+    root = sympy.sqrt(2)
+    assert exact_rank(np.array([[root, 1], [2, root]], dtype=object)) == 1
+    assert exact_rank(np.array([[root, 1], [2, 1]], dtype=object)) == 2
+    assert exact_rank(E.to_exact(np.zeros((2, 2)))) == 0
+    with pytest.raises(ValueError):
+        exact_rank(E.to_exact(np.zeros((3, 2))))
+
+
+def test_pattern_model_is_the_network_on_its_pattern() -> None:
+    model = PatternModel.build(PRIVATE)
+    data = grid_data(2.0)
+    theta = private_start(data, (0.4, 0.3), (0.1, 0.2), (0.5, 0.7))
+    W, V = theta[:4].reshape(2, 2), theta[4:].reshape(2, 2)
+    values = {**dict(zip(model.W, W.ravel())), **dict(zip(model.V, V.ravel())),
+              **dict(zip(model.Xc, data.X.T.ravel())), **dict(zip(model.Yc, data.Y.T.ravel()))}
+    gW, gV = model.gradient()
+    symbolic = np.array([float(g.subs(values)) for g in list(gW) + list(gV)])
+    assert np.allclose(symbolic, data.objective.gradient(theta), rtol=1e-12, atol=1e-14)
+    assert float(model.loss.subs(values)) == pytest.approx(float(data.objective.value(theta)))
+
+
+def test_thm3_event_and_flow_ends() -> None:
+    data = paper_data()
+    phi = data.phi
+    start = private_start(data, (0.005, 0.004), (0.002, 0.003), (0.0, 0.0))
+    limit = oracle(start, data)
+    dead = limit.copy()
+    dead[:2] = 0.0
+    event = thm3_event(np.array([limit, dead, limit]), np.array([0.0, 0.0, 0.5]), phi, 1e-8)
+    assert list(event) == [True, False, False]
+    ends = flow_ends(data, np.array([start, np.zeros(8)]), 60.0, loss_tol=1e-20)
+    assert list(ends.converged(1e-18)) == [True, False] and ends.loss[1] == pytest.approx(1.0)
+    assert np.max(np.abs(ends.final[0] - limit)) < 1e-8 and list(ends.crossings) == [0, 0]
+
+
+def test_pack_round_trip() -> None:
+    W, V = np.arange(4.0).reshape(2, 2), np.arange(4.0, 8.0).reshape(2, 2)
+    theta = pack(W, V)
+    w, v = neurons(theta)
+    assert np.array_equal(w, W) and np.array_equal(v, V.T) and np.array_equal(from_neurons(w, v), theta)
