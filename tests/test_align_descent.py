@@ -1,0 +1,293 @@
+"""Helpers of paper 003's gradient-descent claims (theorems/layer_alignment/descent_*.py) against closed forms and
+direct computations: β(R), the Assumption-5 rule, the Gram sums of App. C in exact/float arithmetic, Lemma 8's
+bookkeeping, ball-arithmetic GD, Assumption 4's certificates, the Hessian estimator, and the trend proxies."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy
+from flint import arb_mat, ctx, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.losses import Objective
+from numerics.networks import fully_connected
+from numerics.symbolic import is_identically_zero
+from theorems.layer_alignment.common import (
+    admissible_initialization,
+    ds2,
+    ds3,
+    initialization_constant,
+    initialization_constants,
+    linear_network,
+    risk,
+)
+from theorems.layer_alignment.descent_lemmas import (
+    CORRECTED,
+    PRINTED,
+    error_term_slacks,
+    frobenius_drifts,
+    one_step_change,
+)
+from theorems.layer_alignment.descent_runs import (
+    GaugeRadiusStep,
+    Lemma8Terms,
+    assumption5_trace,
+    ball_gauge,
+    ball_initialization_constant,
+    ball_logistic_descent,
+    ball_logistic_risk,
+    ball_rank_one_excess,
+    ball_smoothness,
+    ball_symmetric_norm,
+    descent_trace,
+    gram_balance,
+    rational_array,
+)
+from theorems.layer_alignment.descent_smoothness import (
+    LOGISTIC_CURVE,
+    U,
+    certify_nonnegative,
+    hessian_norms,
+    project_ball,
+    rational_supremum,
+    sample_ball,
+)
+from theorems.layer_alignment.descent_theorems import Alignment, converging, flow_agreement
+from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
+
+
+def logistic_case(widths: tuple[int, ...], seed: int = 0, scale: float = 0.3) -> tuple[Objective, np.ndarray]:
+    data = ds3() if widths[0] == 3 else ds2()
+    objective = risk(linear_network(widths), data, "logistic")
+    return objective, admissible_initialization(objective, np.random.default_rng(seed), scale)
+
+
+# -- Lemma 5's constant and Assumption 5 ---------------------------------------------------------------------------
+
+
+def test_ball_smoothness_closed_form() -> None:
+    """β(R) = 2L²R^{2L−2}(1/4 + 1): the spec's values for L = 3, and 10R² for L = 2."""
+    assert [ball_smoothness(3, r) for r in (1, 2, 3)] == pytest.approx([22.5, 360.0, 1822.5], rel=1e-15)
+    assert ball_smoothness(2, 0.2) == pytest.approx(0.4, rel=1e-15)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 1000), widths=st.sampled_from([(2, 3, 1), (2, 2, 2, 1)]), scale=st.sampled_from([0.3, 1.5]))
+def test_assumption5_trace_invariants(seed: int, widths: tuple[int, ...], scale: float) -> None:
+    objective, theta0 = logistic_case(widths, seed, scale)
+    trace = assumption5_trace(objective, theta0, 150)
+    gauge = ball_gauge(objective.model)(trace.theta)
+    radii = trace.radii
+    assert radii.size == trace.steps and radii[0] >= max(1.0, math.ceil(gauge[0]) - 1e-12)
+    assert np.all(np.diff(radii) >= 0) and np.allclose(radii, np.round(radii))
+    assert np.all(gauge[:-1] <= radii * (1 + 1e-12)) and np.all(gauge[1:] <= radii * (1 + 1e-12))
+    expected = np.array([min(1 / ball_smoothness(objective.model.depth, r), 1.0) for r in radii])
+    assert np.array_equal(trace.step_sizes, expected)
+    assert np.all(np.diff(trace.risk) <= 1e-15)  # every step descends (eq. (26))
+
+
+def test_gauge_radius_step_keeps_the_running_maximum() -> None:
+    objective, theta0 = logistic_case((2, 3, 1))
+    gauge = ball_gauge(objective.model)
+    rule = GaugeRadiusStep(lambda r: ball_smoothness(2, r), lambda th: float(gauge(th)), radius=1.0)
+    trace = descent_trace(objective, theta0, 50, rule)
+    assert np.array_equal(trace.radii, np.maximum.accumulate(np.maximum(1.0, gauge(trace.theta[:-1]))))
+
+
+# -- traces and the Gram sums -------------------------------------------------------------------------------------
+
+
+def test_trace_gram_sums_match_direct_sums() -> None:
+    objective, theta0 = logistic_case((3, 3, 3, 1))
+    trace = descent_trace(objective, theta0, 20, 0.7)
+    net = objective.model
+    for t in (0, 7, 20):
+        for k in range(net.depth):
+            G = [net.matrices(objective.gradient(trace.theta[s]))[k] for s in range(t)]
+            P = sum((0.49 * g @ g.T for g in G), np.zeros((net.layers[k].shape[0],) * 2))
+            Q = sum((0.49 * g.T @ g for g in G), np.zeros((net.layers[k].shape[1],) * 2))
+            assert np.allclose(trace.lower_grams[k][t], P, rtol=1e-13, atol=1e-15)
+            assert np.allclose(trace.upper_grams[k][t], Q, rtol=1e-13, atol=1e-15)
+    total = sum(np.trace(P, axis1=1, axis2=2) for P in trace.lower_grams)
+    assert np.allclose(trace.squared_step_error, total, rtol=1e-12)  # eq. (30): Σ_k tr P_k = Σ η²‖∇R‖²
+    assert trace.clock[-1] == pytest.approx(14.0)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), widths=st.sampled_from([(2, 2, 1), (2, 3, 2, 1), (3, 1, 2, 1), (2, 2, 2, 2, 1)]),
+       steps=st.integers(1, 3), eta=st.sampled_from([fmpq(1, 3), fmpq(7, 10), fmpq(2)]))
+def test_summed_identity_is_exact_and_the_printed_sign_is_off_by_twice_the_sums(seed: int, widths: tuple[int, ...],
+                                                                                steps: int, eta: fmpq) -> None:
+    """In exact rationals: the corrected residual is exactly 0 and the printed one is exactly 2(Q_{k+1} − P_k)."""
+    rng = np.random.default_rng(seed)
+    net = linear_network(widths)
+    X = rational_array(rng.integers(-4, 5, size=(3, widths[0])) / 4)
+    Y = rational_array(rng.integers(-2, 3, size=(3, 1)))
+    balance = gram_balance(Objective(net, X, Y, "square"), rational_array(rng.integers(-4, 5, net.n_params) / 4),
+                           [eta] * steps)
+    for k in range(1, net.depth):
+        assert all(v == 0 for v in balance.residual(k, CORRECTED).ravel())
+        twice = 2 * (balance.upper_squares[k - 1] - balance.lower_squares[k - 1])
+        assert all(a == b for a, b in zip(balance.residual(k, PRINTED).ravel(), twice.ravel()))
+
+
+def test_batched_float_balance_matches_single_runs() -> None:
+    objective = risk(linear_network((2, 2, 2, 1)), ds2(), "logistic")
+    starts = np.random.default_rng(3).normal(size=(3, objective.model.n_params))
+    batched = gram_balance(objective, starts, [0.8] * 10)
+    for run in range(3):
+        single = gram_balance(objective, starts[run], [0.8] * 10)
+        for k in (1, 2):
+            assert np.allclose(batched.residual(k, PRINTED)[run], single.residual(k, PRINTED), rtol=1e-12, atol=1e-14)
+            assert np.max(np.abs(single.residual(k, CORRECTED))) < 1e-12 * single.scale(k)
+
+
+def test_one_step_identity_in_the_free_algebra() -> None:
+    assert is_identically_zero(one_step_change(CORRECTED)).proved
+    assert not is_identically_zero(one_step_change(PRINTED)).proved
+
+
+# -- Lemma 8's bookkeeping -----------------------------------------------------------------------------------------
+
+
+def test_lemma8_terms_against_direct_computation() -> None:
+    objective, theta0 = logistic_case((3, 4, 3, 1), seed=2, scale=0.6)
+    trace = descent_trace(objective, theta0, 30, 0.5)
+    terms = Lemma8Terms(trace)
+    layers0 = [W[0] for W in trace.layers]
+    assert terms.D == pytest.approx(initialization_constant(layers0))
+    assert np.allclose(terms.D_per_layer, initialization_constants(layers0))
+    t = 17
+    for k in (1, 2):
+        W, V = trace.layers[k - 1][t], trace.layers[k][t]
+        s = np.linalg.svd(W, compute_uv=False)
+        assert terms.rank_one_excess(k)[t] == pytest.approx(np.sum(W**2) - s[0] ** 2, rel=1e-10)
+        u = np.linalg.svd(W)[0][:, 0]
+        v = np.linalg.svd(V)[2][0]
+        assert terms.alignment_squared(k)[t] == pytest.approx(float(u @ v) ** 2, rel=1e-12)
+        assert terms.norm_p(k)[t] == pytest.approx(np.linalg.norm(trace.lower_grams[k - 1][t], 2), rel=1e-12)
+        assert terms.trace_q(k + 1)[t] == pytest.approx(np.trace(trace.upper_grams[k][t]), rel=1e-12)
+        scale = 1 + np.max(terms.frobenius_squared(k))
+        assert np.max(np.abs(terms.display32_residual(k, swapped=False))) < 1e-12 * scale
+        assert np.max(np.abs(terms.display32_residual(k, swapped=True))) > 1e-6
+    for k in (1, 2, 3):  # the sharp (a) bound is a consequence of the corrected identity, for any steps
+        assert np.all(terms.excess_slack(k, terms.sharp_excess_bound(k)) >= -1e-12)
+
+
+def test_frobenius_drifts_equal_the_corrected_traces() -> None:
+    objective, theta0 = logistic_case((2, 2, 2, 1), seed=5, scale=1.0)
+    terms = Lemma8Terms(descent_trace(objective, theta0, 25, 2.0))
+    for (k, j), drift in frobenius_drifts(terms).items():
+        assert np.allclose(drift, terms.trace_p(k) - terms.trace_q(j), rtol=1e-10, atol=1e-12)
+
+
+def test_error_term_slacks_hold_under_assumption5_and_fail_for_huge_steps() -> None:
+    objective, theta0 = logistic_case((2, 3, 1))
+    first, second = error_term_slacks(assumption5_trace(objective, theta0, 300))
+    assert np.all(first >= 0) and np.all(second >= -1e-12)
+    first, _ = error_term_slacks(descent_trace(objective, theta0, 10, 3.0))
+    assert np.min(first) < 0  # η > 1: Σ η² ‖∇R‖² exceeds Σ η ‖∇R‖²
+
+
+def test_gradient_floor_is_a_lower_bound() -> None:
+    """‖∂R/∂W_1(W)‖_F ≥ ε(R) at points of B(R) whose risk is at most the reference risk."""
+    objective = risk(linear_network((3, 3, 1)), ds3(), "logistic")
+    points = sample_ball(objective.model, np.random.default_rng(1), 1.5, 400)
+    values = objective.value(points)
+    gradients = [np.linalg.norm(objective.model.matrices(objective.gradient(p))[0]) for p in points]
+    for value, gradient in zip(values, gradients):
+        if value < math.log(2):
+            assert gradient >= lemma1_epsilon("logistic", 2, 1.5, 0.5, float(value))
+    assert lemma1_epsilon("logistic", 2, 1.0, 0.5, math.log(2)) == 0.0
+
+
+# -- ball arithmetic -------------------------------------------------------------------------------------------------
+
+
+def test_ball_descent_encloses_the_float_iterates() -> None:
+    data, net = ds2(), linear_network((2, 2, 2, 1))
+    objective = risk(net, data, "logistic")
+    start = np.random.default_rng(0).integers(-4, 5, net.n_params) / 4
+    floats = descent_trace(objective, start, 3, 2.0)
+    Z, theta0 = rational_array(data.exact_Z), rational_array(start)
+    with ctx.workprec(200):
+        balls = ball_logistic_descent(net, Z, theta0, fmpq(2), 3)
+        risk0 = ball_logistic_risk(net, Z, theta0)
+    for t, theta in enumerate(balls):
+        centers = np.array([float(b.mid()) for b in theta])
+        radii = np.array([float(b.rad()) for b in theta])
+        assert np.all(radii < 1e-40)
+        assert np.allclose(centers, floats.theta[t], rtol=1e-12, atol=1e-13)
+    assert float(risk0.mid()) == pytest.approx(floats.risk[0], rel=1e-14)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (1, 2), (2, 1)])
+def test_ball_closed_forms(shape: tuple[int, int]) -> None:
+    W = np.random.default_rng(sum(shape)).integers(-5, 6, size=shape) / 3
+    with ctx.workprec(128):
+        excess = ball_rank_one_excess(rational_array(W))
+    values = np.linalg.svd(W, compute_uv=False)
+    assert float(excess.mid()) == pytest.approx(float(np.sum(values[1:] ** 2)), abs=1e-12)
+
+
+def test_ball_symmetric_norm_and_initialization_constant() -> None:
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(2, 2))
+    A = A + A.T
+    with ctx.workprec(128):
+        assert float(ball_symmetric_norm(arb_mat(A.tolist())).mid()) == pytest.approx(np.linalg.norm(A, 2), rel=1e-14)
+    layers = [rng.integers(-4, 5, size=s) / 4 for s in ((2, 2), (2, 2), (1, 2))]
+    with ctx.workprec(128):
+        D = ball_initialization_constant([rational_array(W) for W in layers])
+    assert float(D.mid()) == pytest.approx(initialization_constant(layers), rel=1e-12)
+
+
+# -- Assumption 4, Lemma 5 -------------------------------------------------------------------------------------------
+
+
+def test_nonnegativity_certificates_and_suprema() -> None:
+    assert certify_nonnegative(sympy.Rational(1, 4) - LOGISTIC_CURVE.second).certified  # touches 0 at u = 1
+    refuted = certify_nonnegative(sympy.Rational(6, 25) - LOGISTIC_CURVE.second)
+    assert not refuted.certified and (sympy.Rational(6, 25) - LOGISTIC_CURVE.second).subs(U, refuted.witness) < 0
+    assert rational_supremum(LOGISTIC_CURVE.second) == sympy.Rational(1, 4)
+    assert rational_supremum(-LOGISTIC_CURVE.first) == 1
+    assert rational_supremum(1 / U) is sympy.oo
+
+
+def test_hessian_norms_match_the_square_loss_closed_form() -> None:
+    """One linear layer with the square loss: ∇²L = XᵀX everywhere."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5, 3))
+    objective = Objective(fully_connected([3, 1], "linear"), X, rng.normal(size=(5, 1)), "square")
+    norms = hessian_norms(objective, rng.normal(size=(4, 3)))
+    assert np.allclose(norms, np.linalg.eigvalsh(X.T @ X).max(), rtol=1e-8)
+
+
+def test_ball_sampling_and_projection() -> None:
+    net = linear_network((3, 3, 3, 1))
+    points = sample_ball(net, np.random.default_rng(0), 1.5, 100)
+    norms = np.stack([np.linalg.norm(part, axis=1) for part in net.split(points)])
+    assert np.all(norms <= 1.5 + 1e-12) and np.allclose(norms[:, :50], 1.5)
+    projected = project_ball(net, 3.0 * points, 1.5)
+    assert np.allclose(ball_gauge(net)(projected), 1.5)
+
+
+# -- trend proxies ---------------------------------------------------------------------------------------------------
+
+
+def test_convergence_proxy_accepts_c_over_log_t_and_rejects_a_positive_limit() -> None:
+    time = np.geomspace(1.0, 1e4, 40)
+    decaying = Alignment(time, 0.3 / np.log(time + 2), 0.01 / np.log(time + 2) ** 2, np.ones(40))
+    assert converging(decaying)[0]
+    levelling = Alignment(time, 0.14 + 0.3 / np.log(time + 2), 0.01 / np.log(time + 2) ** 2, np.ones(40))
+    assert not converging(levelling)[0]
+
+
+def test_flow_agreement_needs_first_order_convergence() -> None:
+    assert flow_agreement(np.array([0.01, 0.02]), np.array([0.005, 0.01]), 0.1)
+    assert not flow_agreement(np.array([0.01, 0.02]), np.array([0.019, 0.02]), 0.1)  # no gain from finer steps
+    assert not flow_agreement(np.array([0.3]), np.array([0.15]), 0.1)  # too far from the flow

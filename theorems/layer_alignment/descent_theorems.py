@@ -1,0 +1,386 @@
+"""Theorems 3 and 4 of Ji & Telgarsky (Sec. 3, App. C): gradient descent with Assumption 5's step sizes
+minimizes the risk, grows every layer, aligns the layers, and (logistic loss) turns the first layer and the
+end-to-end predictor towards the max-margin direction ū.
+
+Both theorems are limits. They are checked by finite-time proxies: along Assumption-5 runs, the per-step facts
+the proofs use (exact up to rounding) and monotone trends; and agreement with gradient flow at the matched time
+t_GF = Σ_{s<t} η_s. Under Assumption 5 the GD clock advances like R_t^{−(2L−2)} per step, so the asymptotic
+regime is out of reach on CPU; its shape is shown on GD with a practical constant step, outside the theorems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from numerics.flows import GradientFlow
+from numerics.metrics import angle
+from numerics.trends import RateFit, fit_rate, is_monotone
+from theorems.layer_alignment.common import (
+    Dataset,
+    admissible_initialization,
+    ds2,
+    ds3,
+    layer_state,
+    linear_network,
+    max_margin_direction,
+    orthogonal_part,
+    risk,
+    spans_space,
+)
+from theorems.layer_alignment.descent_runs import (
+    Case,
+    DescentTrace,
+    assumption5_rule,
+    assumption5_trace,
+    descent_trace,
+    plain,
+)
+from verify import Context, claim, line
+
+MONOTONE_RTOL = 1e-9  # rounding allowed when a proxy is required to be monotone
+IDENTITY_TOLERANCE = 1e-10  # float residual of a per-step identity, relative to its terms
+
+
+def checkpoints(trace: DescentTrace, count: int = 40, start: int = 1) -> np.ndarray:
+    """Step indices spread evenly in log t (the scale on which these quantities move)."""
+    return np.unique(np.geomspace(start, trace.steps, count).astype(int))
+
+
+@dataclass(frozen=True)
+class Proxies:
+    """Theorem 3's quantities at log-spaced checkpoints of a trace."""
+
+    steps: np.ndarray
+    time: np.ndarray  # t_GF
+    risk: np.ndarray
+    frobenius: np.ndarray  # checkpoints × L
+    rank_one_gap: np.ndarray  # 1 − σ_k/F_k, checkpoints × L
+    product_deficit: np.ndarray  # 1 − |⟨w_prod/∏F_k, v_1⟩|
+
+
+def proxies(trace: DescentTrace, count: int = 40) -> Proxies:
+    """Undefined directions (a zero layer) give NaN entries, which no monotonicity test accepts."""
+    steps = checkpoints(trace, count)
+    states = [layer_state([W[t] for W in trace.layers]) for t in steps]
+    with np.errstate(all="ignore"):
+        frobenius = np.array([s.frobenius for s in states])
+        gaps = np.array([s.rank_one_excess for s in states]) / (frobenius * (frobenius + [s.spectral for s in states]))
+        deficit = np.array([1.0 - abs(float(s.w_prod @ s.right[0])) / np.prod(s.frobenius) for s in states])
+    return Proxies(steps, trace.clock[steps], trace.risk[steps], frobenius, gaps, deficit)
+
+
+def last_decade(time: np.ndarray) -> np.ndarray:
+    """Mask of the checkpoints with t_GF ≥ t_GF(T)/10: past the transient of the saddle escape on these runs."""
+    return time >= time[-1] / 10
+
+
+def theorem3_trend(trace: DescentTrace) -> tuple[bool, dict[str, float]]:
+    """Finite-time proxy of Theorem 3 on one run: risk nonincreasing at every step, down by a factor 20 and decaying
+    at least like t^(−1/2) over the last decade of t_GF; every ‖W_k‖_F and the product alignment improving there."""
+    p = proxies(trace)
+    steps_ok = bool(np.all(np.diff(trace.risk) <= MONOTONE_RTOL * trace.risk[:-1]))
+    late = last_decade(p.time)
+    fit = fit_rate(p.time[late], p.risk[late])
+    norms_grow = all(is_monotone(p.frobenius[late, k], "increasing", MONOTONE_RTOL)
+                     and p.frobenius[-1, k] > p.frobenius[late][0, k] for k in range(p.frobenius.shape[1]))
+    aligning = is_monotone(p.product_deficit[late], "decreasing", MONOTONE_RTOL)
+    decayed = bool(p.risk[-1] <= trace.risk[0] / 20)
+    ok = steps_ok and decayed and fit.exponent <= -0.5 and norms_grow and aligning
+    return ok, {"final_risk": float(p.risk[-1]), "risk_exponent_late": fit.exponent, "gf_time": float(p.time[-1]),
+                "final_product_deficit": float(p.product_deficit[-1]), "risk_nonincreasing_every_step": steps_ok,
+                "norms_increasing_late": norms_grow, "product_alignment_improving_late": aligning}
+
+
+def flow_deviation(trace: DescentTrace, case: Case, clock_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """‖W_GD(t) − W_GF(clock_factor · t_GF(t))‖ / ‖W_GF‖ at log-spaced steps (clock_factor = 1: matched time)."""
+    steps = checkpoints(trace, 30)
+    times = clock_factor * trace.clock[steps]
+    flow = GradientFlow(case.objective).solve(case.theta0, float(times[-1]), t_eval=times)
+    return times, np.linalg.norm(trace.theta[steps] - flow.theta, axis=1) / np.linalg.norm(flow.theta, axis=1)
+
+
+def flow_agreement(deviation: np.ndarray, half_deviation: np.ndarray, largest_step: float) -> bool:
+    """GD tracks the flow at matched time to first order: deviation ≤ η_max, halved by halving the steps."""
+    ratio = float(deviation.max() / half_deviation.max())
+    return float(deviation.max()) <= largest_step and 1.5 <= ratio <= 2.5
+
+
+def nonseparable(data: Dataset) -> Dataset:
+    """The data with the first point mirrored (z and −z both present): no direction separates them."""
+    return Dataset(f"{data.name} + mirrored point", np.vstack([data.Z, -data.Z[:1]]))
+
+
+def theorem3_cases(ctx: Context) -> list[Case]:
+    def case(label: str, data: Dataset, widths: tuple[int, ...], scale: float, steps: int) -> Case:
+        objective = risk(linear_network(widths), data, "logistic")
+        return Case(label, data, objective, admissible_initialization(objective, ctx.rng(f"init {label}"), scale),
+                    steps)
+
+    cases = [case("DS2 [2, 3, 1]", ds2(), (2, 3, 1), 0.3, ctx.pick(5000, 20000)),
+             case("DS3 [3, 3, 1]", ds3(), (3, 3, 1), 0.3, ctx.pick(5000, 20000))]
+    if ctx.pick(False, True):
+        cases.append(case("DS3 [3, 3, 3, 1]", ds3(), (3, 3, 3, 1), 0.5, 40000))
+    return cases
+
+
+@claim(
+    id="align.thm3",
+    ref="Theorem 3, Sec. 3 (proof in App. C)",
+    kind="theorem",
+    title="GD with Assumption 5's steps: risk → 0, every layer grows, the product aligns with v_1",
+    statement=("Under Assumptions 1, 2, 4 and 5, gradient descent gives $R(W(t)) -> 0$, "
+               "$norm(W_k (t))_F -> infinity$ for every $k$, and "
+               "$|chevron.l w_\"prod\" (t) \\/ product_k norm(W_k (t))_F, v_1 (t) chevron.r| -> 1$, with $v_1$ the "
+               "top right "
+               "singular vector of $W_1$."),
+    hypotheses=plain("Assumptions 1, 2, 4, 5 (logistic loss, the implementable Assumption 5)",
+                "linearly separable data with ‖z_i‖ ≤ 1"),
+    expected="confirmed",
+    profiles={"quick": "DS2 [2,3,1] and DS3 [3,3,1] under Assumption 5 (5000 steps, t_GF ≈ 50): finite-time proxies, "
+                       "and "
+                       "agreement with gradient flow at matched time (first order in the step); outside the theorem: "
+                       "constant step 1 for 10000 steps; controls: a critical start, non-separable data, a mismatched "
+                       "clock", "full": "20000-step runs and DS3 [3,3,3,1] (40000 steps)", "paper": "as full"},
+    notes=plain(("Dump: 'limt /wprod (t) L k=1 Wk(t) F , v1(t) = 1': the absolute value, norms and product are lost; "
+            "the reading |⟨w_prod/∏_k‖W_k‖_F, v_1⟩| → 1 is Theorem 1's third bullet (spec)."),
+           ("Finite-time proxy: risk nonincreasing at every step, below R(W(0))/20 at the end and decaying at least "
+            "like "
+           "t_GF^(−1/2) over the last decade of t_GF, every ‖W_k‖_F increasing there, and 1 − |⟨w_prod/∏F_k, v_1⟩| "
+           "decreasing there (earlier, after the saddle escape, the alignment quantities have a transient bump)."),
+           ("The proof ends 'The other results follow from Lemma 7'; it means Lemma 8 (spec §4 E7). The proof also "
+           "writes C^L/2 where L − 1 factors give C^(L−1)/2 (E3)."),
+           ("Per-layer rank one and adjacent alignment follow from align.lem8.corrected; the summed identity behind "
+           "them is align.eq28.corrected."),
+           ("The constant-step run (η = 1) is outside Assumption 5 and labelled so: it shows the asymptotic shape "
+           "(risk ≈ c/t) that Assumption 5's slow clock cannot reach on CPU.")),
+)
+def check_thm3(ctx: Context) -> None:
+    cases = theorem3_cases(ctx)
+    results, curves = [], {}
+    for case in cases:
+        trace = assumption5_trace(case.objective, case.theta0, case.steps)
+        ok, figures = theorem3_trend(trace)
+        results.append((case, trace, ok, figures))
+    ctx.support("finite-time proxy under Assumption 5", "trend", all(ok for _, _, ok, _ in results),
+                f"{len(results)} runs: risk nonincreasing at every step, down 20-fold and decaying like t^(≤ −1/2), "
+                "norms "
+                "growing and the product aligning over the last decade of t_GF (finite-time proxy)",
+                {f"{case.label}: {k}": v for case, _, _, figures in results for k, v in figures.items()})
+
+    # agreement with gradient flow at the matched time t_GF = Σ η_s (first order in the step)
+    case, trace = results[0][0], results[0][1]
+    times, deviation = flow_deviation(trace, case)
+    half = descent_trace(case.objective, case.theta0, 2 * case.steps,
+                         assumption5_rule(case.objective.model, case.theta0, fraction=0.5))
+    half_times, half_deviation = flow_deviation(half, case)
+    largest = float(trace.step_sizes.max())
+    ctx.support("GD tracks gradient flow at matched time", "numeric",
+                flow_agreement(deviation, half_deviation, largest),
+                f"{case.label}: relative deviation from LSODA gradient flow at t_GF = Σ η_s stays ≤ η_max = "
+                f"{largest:g}, "
+                "and halving every step halves it (ratio in [1.5, 2.5]): first-order convergence to the flow",
+                {"max_relative_deviation": float(deviation.max()), "half_step_max_relative_deviation":
+                 float(half_deviation.max()), "ratio": float(deviation.max() / half_deviation.max()),
+                 "largest_step": largest},
+                plot=line("GD under Assumption 5 vs gradient flow at matched time", {
+                    "steps η_t": (times, np.maximum(deviation, 1e-18)),
+                    "steps η_t / 2": (half_times, np.maximum(half_deviation, 1e-18))},
+                    xlabel="t_GF = Σ η_s", ylabel="relative deviation", xscale="log", yscale="log"))
+
+    # the asymptotic shape, outside the theorem: a practical constant step
+    practical_case = cases[1]
+    practical = descent_trace(practical_case.objective, practical_case.theta0, ctx.pick(10000, 40000), 1.0)
+    ok, figures = theorem3_trend(practical)
+    p = proxies(practical)
+    late = last_decade(p.time)
+    fit = fit_rate(p.time[late], p.risk[late])
+    curves = {"risk": (p.time, p.risk), "1 − |⟨w_prod/∏F, v_1⟩|": (p.time, np.maximum(p.product_deficit, 1e-18))}
+    for k in range(p.rank_one_gap.shape[1] - 1):
+        curves[f"1 − σ_{k + 1}/F_{k + 1}"] = (p.time, np.maximum(p.rank_one_gap[:, k], 1e-18))
+    ctx.support("outside the theorem: constant step η = 1", "trend", ok and -1.5 <= fit.exponent <= -0.8,
+                f"{practical_case.label}, {practical.steps} steps: the same proxy, and risk ≈ c·t^p with p ∈ [−1.5, "
+                "−0.8] "
+                "late (GF-like c/t); illustration of the asymptotic shape, not an instance of Assumption 5",
+                {**figures, "risk_exponent_late": fit.exponent},
+                plot=line("Constant-step GD (outside Assumption 5): risk and alignment", curves, xlabel="t = Σ η_s",
+                          ylabel="", xscale="log", yscale="log"))
+
+    # controls
+    critical = assumption5_trace(case.objective, np.zeros_like(case.theta0), case.steps)
+    ctx.control("critical start W(0) = 0 (Assumption 2 dropped)", not theorem3_trend(critical)[0],
+                "the gradient vanishes: the risk stays ℓ(0) and the norms stay 0, so the same proxy fails")
+    mirrored = nonseparable(case.data)
+    objective = risk(case.objective.model, mirrored, "logistic")
+    stuck = assumption5_trace(objective, admissible_initialization(objective, ctx.rng("nonseparable"), 0.3), case.steps)
+    ok_stuck, stuck_figures = theorem3_trend(stuck)
+    ctx.control("non-separable data (a point and its mirror image)", not ok_stuck,
+                "the risk is bounded below by (ℓ(q) + ℓ(−q))/n ≥ 2ℓ(0)/n: the same proxy fails",
+                {"risk_exponent_late": stuck_figures["risk_exponent_late"], "final_risk": stuck_figures["final_risk"]})
+    _, shifted = flow_deviation(trace, case, clock_factor=2.0)
+    ctx.control("mismatched clock t_GF = 2 Σ η_s", not flow_agreement(shifted, half_deviation, largest),
+                "the same agreement check against the flow at twice the matched time fails",
+                {"max_relative_deviation": float(shifted.max())})
+
+
+# -- Theorem 4 ---------------------------------------------------------------------------------------------------------
+
+
+def first_layer_step_residuals(trace: DescentTrace, u_bar: np.ndarray) -> dict[str, float]:
+    """The per-step facts of Theorem 4's proof, along a trace (worst over steps):
+
+    * identity: ‖W_1(t+1)‖_F² = ‖W_1‖_F² − 2η⟨w_prod, ∇R(w_prod)⟩ + η²‖∂R/∂W_1‖_F² (relative residual);
+    * (38): ‖Π_⊥W_1(t+1)‖_F² ≤ ‖Π_⊥W_1‖_F² − 2η⟨Π_⊥w_prod, ∇R(w_prod)⟩ + η²‖∂R/∂W_1‖_F² (relative slack);
+    * (39): η²‖∂R/∂W_1‖_F² ≤ η‖∇R(W)‖² ≤ 2(R(W(t)) − R(W(t+1))) (relative slacks);
+    * ‖Π_⊥W_1(t+1)‖_F ≤ ‖Π_⊥W_1(t)‖_F + 1 (slack).
+    ⟨w_prod, ∇R(w_prod)⟩ is read off the layer gradient: ⟨W_1, ∂R/∂W_1⟩ (and ⟨Π_⊥W_1, ∂R/∂W_1⟩ for Π_⊥).
+    """
+    W1, G1 = trace.layers[0], trace.layer_gradients[0]
+    eta = trace.step_sizes
+    projected = orthogonal_part(W1, u_bar)
+    square, perp_square = np.sum(W1**2, axis=(1, 2)), np.sum(projected**2, axis=(1, 2))
+    inner, perp_inner = np.sum(W1[:-1] * G1, axis=(1, 2)), np.sum(projected[:-1] * G1, axis=(1, 2))
+    step_square = eta**2 * np.sum(G1**2, axis=(1, 2))
+    scale = 1.0 + square[:-1] + step_square
+    identity = np.abs(square[1:] - (square[:-1] - 2 * eta * inner + step_square)) / scale
+    bound38 = (perp_square[:-1] - 2 * eta * perp_inner + step_square) - perp_square[1:]
+    weighted = eta * trace.gradient_norms_squared
+    drop = 2.0 * (trace.risk[:-1] - trace.risk[1:])
+    perp = np.sqrt(perp_square)
+    return {"identity_W1": float(identity.max()), "slack_38": float(np.min(bound38 / scale)),
+            "slack_39_left": float(np.min(weighted - step_square)),
+            "slack_39_right": float(np.min((drop - weighted) / (1.0 + trace.risk[:-1]))),
+            "slack_unit_growth": float(np.min(perp[:-1] + 1.0 - perp[1:]))}
+
+
+def steps_hold(residuals: dict[str, float]) -> bool:
+    return residuals["identity_W1"] <= IDENTITY_TOLERANCE and min(
+        residuals["slack_38"], residuals["slack_39_left"], residuals["slack_39_right"],
+        residuals["slack_unit_growth"]) >= -IDENTITY_TOLERANCE
+
+
+@dataclass(frozen=True)
+class Alignment:
+    time: np.ndarray
+    angle: np.ndarray  # ∠(w_prod, target)
+    singular_deficit: np.ndarray  # 1 − |⟨v_1, target⟩|
+    perpendicular_ratio: np.ndarray  # ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ for the target)
+
+
+def alignment(trace: DescentTrace, target: np.ndarray, count: int = 40) -> Alignment:
+    steps = checkpoints(trace, count)
+    states = [layer_state([W[t] for W in trace.layers]) for t in steps]
+    W1 = trace.layers[0][steps]
+    return Alignment(trace.clock[steps], np.array([angle(s.w_prod, target) for s in states]),
+                     np.array([1.0 - min(1.0, abs(float(s.right[0] @ target))) for s in states]),
+                     np.linalg.norm(orthogonal_part(W1, target), axis=(1, 2)) / np.linalg.norm(W1, axis=(1, 2)))
+
+
+def converging(a: Alignment) -> tuple[bool, RateFit]:
+    """Finite-time proxy of ∠(w_prod, target) → 0: over the last decade of t_GF the angle and 1 − |⟨v_1, target⟩|
+    decrease, and the angle decays at least like (ln t)^(−1/4) (a fit in ln t; approaching a nonzero limit gives an
+    exponent near 0)."""
+    late = last_decade(a.time)
+    fit = fit_rate(a.time[late], a.angle[late], "log")
+    ok = (is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL)
+          and is_monotone(a.singular_deficit[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25)
+    return ok, fit
+
+
+@claim(
+    id="align.thm4",
+    ref="Theorem 4, Sec. 3 (proof in App. C)",
+    kind="theorem",
+    title="GD on the logistic loss turns the first layer and the predictor towards the max-margin direction",
+    statement=("Under Assumptions 2, 3 and 5, for the logistic loss and almost all data, gradient descent gives "
+               "$|chevron.l v_1 (t), macron(u) chevron.r| -> 1$ and "
+               "$w_\"prod\" (t) \\/ product_k norm(W_k (t))_F -> macron(u)$, the max-margin direction."),
+    hypotheses=plain("logistic loss (Assumptions 1, 4)", "Assumption 2", ("Assumption 3 and positive support-vector "
+                                                                          "duals "
+                "(the 'almost all data' of Lemma 3)"), "Assumption 5 (implementable reading)"),
+    expected="confirmed",
+    profiles={"quick": "DS3 (A3 certified) [3,3,1] under Assumption 5 for 20000 steps (t_GF ≈ 145): the proof's "
+                       "per-step "
+                       "facts at every step and a finite-time proxy; outside the theorem: constant step 1 for 10000 "
+                       "steps "
+                       "(t = 1e4); controls: the same proxy against wrong directions",
+              "full": "two starts (scales 0.3, 0.1) with 60000 Assumption-5 steps, 40000 constant steps",
+              "paper": "as full"},
+    notes=plain(("Dump: 'limt v1(t), u¯ = 1, and limt /wprod(t) L k=1 Wk(t) F = u¯': the absolute value and norms are "
+            "lost; read as |⟨v_1, ū⟩| → 1 and w_prod/∏_k‖W_k‖_F → ū (spec)."),
+           ("Finite-time proxy: over the last decade of t_GF, ∠(w_prod, ū) and 1 − |⟨v_1, ū⟩| decrease and the angle "
+           "decays at least like (ln t)^(−1/4); under Assumption 5 only the early regime (t_GF ≈ 150, angle ≈ "
+           "0.07–0.16) "
+           "is reachable — after the saddle escape the angle overshoots for t_GF ≲ 15 — so the constant-step run "
+           "(outside the theorem, labelled) shows the c/ln t shape and resolves the limit from nearby directions."),
+           ("On DS2 the constant-step angle first dips (to ≈ 0.008 rad at t ≈ 200) and then rises towards its "
+           "c/ln t asymptote from below (0.03 at t ≈ 7000), so monotone proxies are taken on DS3."),
+           ("Per-step facts of the proof checked: ‖W_1(t+1)‖_F² = ‖W_1‖_F² − 2η⟨w_prod, ∇R⟩ + η²‖∂R/∂W_1‖_F², (38), "
+            "(39) and "
+           "‖Π_⊥W_1(t+1)‖_F ≤ ‖Π_⊥W_1(t)‖_F + 1. The proof's t_3 step needs t_3 to be the last entry time before t_4 "
+           "(spec §4 E15).")),
+)
+def check_thm4(ctx: Context) -> None:
+    data = ds3()
+    svm = max_margin_direction(data)
+    ctx.support("hypotheses on the data", "convex", svm.certified and spans_space(data, svm)
+                and bool(np.all(svm.duals[list(svm.support)] > 0)),
+                "DS3: max-margin direction certified in exact arithmetic, the support vectors span R³ (Assumption 3) "
+                "and have positive duals", {"margin": svm.margin, "support_vectors": len(svm.support)})
+    u_bar = svm.direction
+    objective = risk(linear_network((3, 3, 1)), data, "logistic")
+    runs = []
+    for scale in ctx.pick((0.3,), (0.3, 0.1)):
+        theta0 = admissible_initialization(objective, ctx.rng(f"init {scale}"), scale)
+        runs.append((f"scale {scale}", assumption5_trace(objective, theta0, ctx.pick(20000, 60000))))
+    residuals = [first_layer_step_residuals(trace, u_bar) for _, trace in runs]
+    ctx.support("the proof's per-step facts", "numeric", all(steps_hold(r) for r in residuals),
+                f"{sum(t.steps for _, t in runs)} Assumption-5 steps: the ‖W_1‖ identity to {IDENTITY_TOLERANCE:g}, "
+                "(38), "
+                f"(39) and the +1 bound with slack ≥ −{IDENTITY_TOLERANCE:g}",
+                {f"{label}: {k}": v for (label, _), r in zip(runs, residuals) for k, v in r.items()})
+    proxies_a5 = [(label, alignment(trace, u_bar)) for label, trace in runs]
+    verdicts = [converging(a) for _, a in proxies_a5]
+    ctx.support("finite-time proxy under Assumption 5", "trend", all(ok for ok, _ in verdicts),
+                "DS3 [3,3,1]: ∠(w_prod, ū) and 1 − |⟨v_1, ū⟩| decrease over the last decade of t_GF and the angle "
+                "decays "
+                "at least like (ln t)^(−1/4) (finite-time proxy, early regime)",
+                {**{f"{label}: final_angle": float(a.angle[-1]) for label, a in proxies_a5},
+                 **{f"{label}: angle_exponent_in_ln_t": fit.exponent
+                    for (label, _), (_, fit) in zip(proxies_a5, verdicts)},
+                 **{f"{label}: gf_time": float(a.time[-1]) for label, a in proxies_a5}})
+
+    # the asymptotic shape, outside the theorem: a practical constant step
+    objective = risk(linear_network((3, 3, 1)), data, "logistic")
+    theta0 = admissible_initialization(objective, ctx.rng("practical"), 0.1)
+    practical = descent_trace(objective, theta0, ctx.pick(10000, 40000), 1.0)
+    shape = alignment(practical, u_bar)
+    ok, fit = converging(shape)
+    ctx.support("outside the theorem: constant step η = 1", "trend", ok and float(shape.perpendicular_ratio[-1])
+                < float(shape.perpendicular_ratio[len(shape.time) // 2]),
+                f"DS3 [3,3,1], {practical.steps} steps to t = {practical.clock[-1]:g}: the same proxy, and "
+                "‖Π_⊥W_1‖_F/‖W_1‖_F shrinking; illustration of the asymptotic shape, not an instance of Assumption 5",
+                {"final_angle": float(shape.angle[-1]), "angle_exponent_in_ln_t": fit.exponent,
+                 "final_singular_deficit": float(shape.singular_deficit[-1]),
+                 "final_perpendicular_ratio": float(shape.perpendicular_ratio[-1])},
+                plot=line("Constant-step GD (outside Assumption 5): alignment with ū", {
+                    "∠(w_prod, ū)": (shape.time, shape.angle),
+                    "1 − |⟨v_1, ū⟩|": (shape.time, np.maximum(shape.singular_deficit, 1e-18)),
+                    "‖Π_⊥W_1‖_F / ‖W_1‖_F": (shape.time, shape.perpendicular_ratio)},
+                    xlabel="t = Σ η_s", ylabel="", xscale="log", yscale="log"))
+
+    # controls: the same proxy against wrong limit directions, each where the runs can resolve it
+    mean = data.Z.mean(axis=0) / np.linalg.norm(data.Z.mean(axis=0))
+    ctx.control("wrong limit on the constant-step run: the mean direction of the data",
+                not converging(alignment(practical, mean))[0],
+                f"∠(ū, mean z) = {angle(u_bar, mean):.3f} rad, resolved by the constant-step run (final ∠(w_prod, ū) = "
+                f"{shape.angle[-1]:.3f}): the angle to it levels off and the proxy rejects it",
+                {"angle_u_bar_to_mean": angle(u_bar, mean)})
+    vertex = data.Z[svm.support[0]] / np.linalg.norm(data.Z[svm.support[0]])
+    rejected = [not converging(alignment(trace, vertex))[0] for _, trace in runs]
+    ctx.control("wrong limit on the Assumption-5 runs: a support vector's direction", all(rejected),
+                f"∠(ū, z_s) = {angle(u_bar, vertex):.3f} rad; the early-regime runs (∠(w_prod, ū) ≈ 0.1 at the end) "
+                "cannot "
+                "resolve directions as close as the mean (0.14 rad), but reject this one",
+                {"angle_u_bar_to_support_vector": angle(u_bar, vertex)})
