@@ -18,9 +18,14 @@ Tools:
   ``"unsupported"``. (Zero incoming weights alone do not make a kink harmless: the neuron's incoming weights
   still receive s·(outgoing signal)·(input).) A kink is a pre-activation that is exactly 0, also in float
   mode; ``smallest_preactivation`` shows how close the other ones come;
-* :func:`second_order_check`: the second-order necessary condition at smooth KKT points with LICQ;
+* :func:`second_order_check`: the second-order necessary condition at smooth KKT points with LICQ, and the
+  sufficient one (H ≻ 0 on the critical subspace: a strict local minimum);
 * :func:`local_search` and :func:`certify_witness`: numerical search for a better feasible point near θ and
-  its exact re-certification (a proof that θ is not a local minimum).
+  its exact re-certification (a proof that θ is not a local minimum within that radius);
+* :func:`certify_witness_curve`: a curve θ'(ε) of better feasible points tending to θ, proved for every
+  ε ∈ (0, ε0] (a proof that θ is not a local minimum);
+* :func:`restrict_to_layer`: the per-layer problem (one layer free, the others fixed) as a degree-1 model,
+  to which all of the above apply.
 
 Exact mode: when θ, X or y is an object array of sympy numbers, margins, Jacobians, multipliers and residuals
 are exact (``exact=True``); floats given alongside are converted exactly. Rational and real algebraic numbers
@@ -30,6 +35,7 @@ are supported (see :mod:`numerics.exact`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,7 +50,9 @@ from sympy.calculus.finite_diff import finite_diff_weights
 from numerics import backend as B
 from numerics import exact as E
 from numerics.exact import Exact
+from numerics.backend import Array
 from numerics.networks import Network
+from numerics.univariate import certified_sign
 
 Number = float | Exact
 KKTStatus = Literal["kkt", "not_kkt", "infeasible", "unsupported", "inconclusive"]
@@ -413,6 +421,7 @@ class SecondOrderResult:
     direction: np.ndarray | None = None  # a critical direction d with dᵀHd < 0 when "violated"
     curvature: Number | None = None  # dᵀHd / ‖d‖² for that direction
     critical_dimension: int | None = None  # dimension of {d : ∇q_i·d = 0 for all i with λ_i > 0}
+    sufficient: bool = False  # H ≻ 0 on that subspace ⊇ critical cone: second-order sufficient, strict local min
 
 
 def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float = 1e-6) -> SecondOrderResult:
@@ -452,6 +461,9 @@ def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float
     test = _curvature_on(hessian, larger, exact, tol)
     base = dict(kkt=first, min_curvature=test.min_curvature, critical_dimension=larger.shape[1])
     if test.psd:
+        if test.definite:
+            return SecondOrderResult("satisfied", exact, "H ≻ 0 on the critical cone: second-order sufficient "
+                                     "condition, a strict local minimum", sufficient=True, **base)
         return SecondOrderResult("satisfied", exact, "H ⪰ 0 on the critical cone", **base)
     if len(positive) < len(active):
         test = _curvature_on(hessian, _critical_subspace(J, exact), exact, tol)
@@ -475,24 +487,26 @@ class _Curvature:
     min_curvature: float | None
     direction: np.ndarray | None = None
     curvature: Number | None = None
+    definite: bool = False  # H ≻ 0 on span Z
 
 
 def _curvature_on(H: np.ndarray, Z: np.ndarray, exact: bool, tol: float) -> _Curvature:
-    """Is H ⪰ 0 on span Z? Otherwise a d = Z v with dᵀHd < 0 (exact in exact mode)."""
+    """Is H ⪰ 0 (and H ≻ 0) on span Z? Otherwise a d = Z v with dᵀHd < 0 (exact in exact mode)."""
     if Z.shape[1] == 0:
-        return _Curvature(True, None)
+        return _Curvature(True, None, definite=True)
     Zf, Hf = B.to_float(Z), B.to_float(H)
     reduced, gram = Zf.T @ Hf @ Zf, Zf.T @ Zf
     values, vectors = scipy.linalg.eigh(reduced, gram)
     smallest = float(values[0])
     if not exact:
-        if smallest >= -tol * max(1.0, float(np.max(np.abs(Hf)))):
-            return _Curvature(True, smallest)
+        scale = max(1.0, float(np.max(np.abs(Hf))))
+        if smallest >= -tol * scale:
+            return _Curvature(True, smallest, definite=smallest > tol * scale)
         d = Zf @ vectors[:, 0]
         return _Curvature(False, smallest, d / np.linalg.norm(d), smallest)
-    psd = sympy.Matrix(E.canonical(Z.T @ H @ Z)).is_positive_semidefinite
-    if psd:
-        return _Curvature(True, smallest)
+    reduced_exact = sympy.Matrix(E.canonical(Z.T @ H @ Z))
+    if reduced_exact.is_positive_semidefinite:
+        return _Curvature(True, smallest, definite=bool(reduced_exact.is_positive_definite))
     d = E.canonical(Z @ E.rationalize(vectors[:, 0] / np.max(np.abs(vectors[:, 0]))))
     curvature = E.canonical([E.dot(d, E.matvec(H, d)) / E.dot(d, d)])[0]
     return _Curvature(False, smallest, d, curvature) if E.sign(curvature) < 0 else _Curvature(False, smallest)
@@ -673,3 +687,154 @@ def _rational_upper_root(q: Exact, degree: int) -> Exact:
     while E.sign(c**degree * q - 1) < 0:  # guard against the last digit
         c += sympy.Rational(1, denominator)
     return c
+
+
+def _variable_margins(model: Network, curve: np.ndarray, X: np.ndarray, y: np.ndarray, variable: sympy.Symbol,
+                      upper: Exact) -> tuple[np.ndarray | None, str]:
+    """Margins y_i Φ(θ'(ε); x_i) as expressions in ε, each ReLU resolved by a sign proved on (0, upper]."""
+    if not (isinstance(model, Network) and model.activation == "relu"):
+        return y * model.forward(curve, X)[:, 0], ""
+    matrices = model.matrices(curve)
+    h = X
+    for layer, W in enumerate(matrices[:-1], start=1):
+        z = h @ B.transpose(W)
+        on = np.empty(z.shape, dtype=object)
+        for (i, k), value in np.ndenumerate(z):
+            sign = certified_sign(value, variable, upper)
+            if sign.sign is None:
+                return None, (f"the pre-activation {value} of neuron {k} of hidden layer {layer} on sample {i} has "
+                              f"no constant sign proved on (0, {upper}]: {sign.description}")
+            on[i, k] = 1 if sign.sign > 0 else 0
+        h = z * on
+    return y * (h @ B.transpose(matrices[-1]))[:, 0], ""
+
+
+# -- non-local-optimality: an explicit curve of better points ------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CurveWitness:
+    """Proof, when certified, that θ is not a local minimum: for every ε ∈ (0, upper] the point θ'(ε) is
+    feasible (q_i ≥ 1) and ‖θ'(ε)‖ < ‖θ‖, and ‖θ'(ε) − θ‖ → 0 as ε → 0+."""
+
+    certified: bool
+    message: str
+    variable: sympy.Symbol
+    upper: Exact
+    margins: tuple[sympy.Expr, ...] = ()  # q_i(θ'(ε))
+    improvement: sympy.Expr | None = None  # ‖θ‖² − ‖θ'(ε)‖²
+    distance_squared: sympy.Expr | None = None  # ‖θ'(ε) − θ‖²
+    direction: np.ndarray | None = None  # (θ'(ε) − θ)/‖θ'(ε) − θ‖ at a tiny ε (float): the leaving direction
+
+
+def certify_witness_curve(model: Network, theta: Any, X: Any, y: Any, curve: Any, variable: sympy.Symbol,
+                          upper: Any) -> CurveWitness:
+    """Prove θ is not a local minimum of min ½‖θ‖² s.t. q ≥ 1 with a curve θ'(ε) of sympy expressions in
+    ``variable`` (one per parameter), for all ε ∈ (0, upper].
+
+    θ is compared as given (no rescaling). Every sign is proved by :func:`numerics.univariate.certified_sign`
+    (ReLU pre-activations: constant sign on the interval; q_i − 1: identically 0 or > 0; the norm decrease:
+    > 0); the limit ‖θ'(ε) − θ‖² → 0 is sympy's one-sided limit, required to be exactly 0.
+    """
+    theta, X, y, _ = _inputs(model, E.to_exact(theta), X, y)
+    upper = E.to_exact_number(upper)
+    curve = np.array([sympy.sympify(c) for c in np.asarray(curve, dtype=object).ravel()], dtype=object)
+    if curve.shape != theta.shape:
+        raise ValueError(f"the curve must have {len(theta)} entries, got {curve.shape}")
+    base = CurveWitness(False, "", variable, upper)
+    margins, failure = _variable_margins(model, curve, X, y, variable, upper)
+    if margins is None:
+        return dataclasses.replace(base, message=failure)
+    margins = tuple(sympy.simplify(q) for q in margins)
+    base = dataclasses.replace(base, margins=margins)
+    for i, q in enumerate(margins):
+        sign = certified_sign(q - 1, variable, upper)
+        if sign.sign == -1:
+            return dataclasses.replace(base, message=f"infeasible: the margin of sample {i}, {q}, is < 1 for every "
+                                                     f"ε ∈ (0, {upper}] ({sign.method} proof)")
+        if sign.sign is None:
+            return dataclasses.replace(base, message=f"the margin of sample {i}, {q}, is not proved ≥ 1 on "
+                                                     f"(0, {upper}]: {sign.description}")
+    improvement = sympy.simplify(E.dot(theta, theta) - sum(c**2 for c in curve))
+    base = dataclasses.replace(base, improvement=improvement)
+    sign = certified_sign(improvement, variable, upper)
+    if sign.sign != 1:
+        return dataclasses.replace(base, message=f"not better: ‖θ‖² − ‖θ'(ε)‖² = {improvement} is not proved > 0 "
+                                                 f"on (0, {upper}]: {sign.description}")
+    difference = curve - theta
+    distance_squared = sympy.simplify(sum(c**2 for c in difference))
+    base = dataclasses.replace(base, distance_squared=distance_squared)
+    try:
+        limit = sympy.limit(distance_squared, variable, 0, "+")
+    except (NotImplementedError, ValueError, TypeError):
+        return dataclasses.replace(base, message=f"could not take the limit of ‖θ'(ε) − θ‖² = {distance_squared} "
+                                                 "as ε → 0+")
+    if limit != 0:
+        return dataclasses.replace(base, message=f"the curve does not tend to θ: ‖θ'(ε) − θ‖² → {limit} as ε → 0+")
+    tiny = {variable: upper * sympy.Rational(1, 10**12)}
+    step = np.array([sympy.N(c.subs(tiny), 40) for c in difference], dtype=object).astype(float)
+    direction = step / np.linalg.norm(step) if np.any(step) else None
+    return dataclasses.replace(base, certified=True, direction=direction, message=(
+        f"for every ε ∈ (0, {upper}]: θ'(ε) is feasible (margins {', '.join(map(str, margins))}), "
+        f"‖θ‖² − ‖θ'(ε)‖² = {improvement} > 0, and ‖θ'(ε) − θ‖² = {distance_squared} → 0"))
+
+
+# -- the per-layer max-margin problem ----------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LayerRestriction:
+    """u ↦ Φ(θ with the parameters of layer ``layer`` (0-based) replaced by u), the other layers fixed.
+
+    A bias-free network is positively 1-homogeneous in each layer's parameters, so the per-layer max-margin
+    problem min ½‖u‖² s.t. y_i Φ ≥ 1 is Problem (2) for this degree-1 model: :func:`kkt_check`,
+    :func:`local_search` and :func:`certify_witness` apply to it unchanged (kinks are not analysed: it is not
+    a :class:`Network`). Exact or float according to u; the fixed layers are kept in both forms.
+    """
+
+    model: Any
+    theta: np.ndarray
+    layer: int
+    degree = 1
+
+    @property
+    def d_in(self) -> int:
+        return self.model.d_in
+
+    @property
+    def d_out(self) -> int:
+        return self.model.d_out
+
+    @property
+    def block(self) -> slice:
+        start = sum(self.model.sizes[:self.layer])
+        return slice(start, start + self.model.sizes[self.layer])
+
+    @property
+    def n_params(self) -> int:
+        return self.model.sizes[self.layer]
+
+    @functools.cached_property
+    def _exact_theta(self) -> np.ndarray:
+        return E.to_exact(self.theta)
+
+    def embed(self, u: Array) -> np.ndarray:
+        """The full parameter vector with this layer set to u."""
+        exact = np.asarray(u).dtype == object
+        full = (self._exact_theta if exact else B.to_float(self.theta)).copy()
+        full[self.block] = u
+        return full
+
+    def forward(self, u: Array, X: Array) -> Array:
+        return self.model.forward(self.embed(u), X)
+
+    def vjp(self, u: Array, X: Array, G: Array) -> Array:
+        return self.model.vjp(self.embed(u), X, G)[..., self.block]
+
+    def jacobian(self, u: Array, X: Array) -> Array:
+        return self.model.jacobian(self.embed(u), X)[..., self.block]
+
+
+def restrict_to_layer(model: Any, theta: Any, layer: int) -> tuple[LayerRestriction, np.ndarray]:
+    """The per-layer model of ``layer`` (0-based) at θ, and θ's own parameters of that layer."""
+    theta = np.asarray(theta)
+    if not 0 <= layer < len(model.sizes):
+        raise ValueError(f"layer must lie in [0, {len(model.sizes)}), got {layer}")
+    restriction = LayerRestriction(model, theta, layer)
+    return restriction, theta[restriction.block].copy()

@@ -7,6 +7,7 @@ Encoders give the diagonal, circular-convolutional and fully-connected networks 
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,7 +57,12 @@ class LinearTensorNetwork:
             import torch
 
             return torch.as_tensor(self.basis, dtype=x.dtype, device=x.device)
-        return self.basis.astype(object) if np.asarray(x).dtype == object else self.basis
+        return self._exact_basis if np.asarray(x).dtype == object else self.basis
+
+    @functools.cached_property
+    def _exact_basis(self) -> np.ndarray:
+        """The basis as exact numbers (floats at their binary value), so exact inputs stay exact."""
+        return B.to_object(self.basis, "exact")
 
     def _contract(self, tensor: Array, vectors: Sequence[Array], free: int | None) -> Array:
         """tensor∘(v_1, ..., v_L), leaving mode ``free`` (0-based, counted after the leading axis) open."""
@@ -92,8 +98,8 @@ class LinearTensorNetwork:
 
     def jacobian(self, theta: Array, X: Array) -> Array:
         """∂f(x_i)/∂θ as n × 1 × n_params."""
-        rows = [self.vjp(theta, X[i:i + 1], np.ones((1, 1)) if not B.is_torch(X) else X.new_ones((1, 1)))
-                for i in range(X.shape[0])]
+        ones = X.new_ones((1, 1)) if B.is_torch(X) else np.ones((1, 1), dtype=np.asarray(X).dtype)  # keeps exactness
+        rows = [self.vjp(theta, X[i:i + 1], ones) for i in range(X.shape[0])]
         if B.is_torch(X):
             import torch
 

@@ -179,6 +179,37 @@ def _write_report(run: RunResults, target: str) -> None:
                                     soft_wrap=True)
 
 
+# -- check --------------------------------------------------------------------------------------------
+def cmd_check(args: argparse.Namespace) -> int:
+    from verify.checker import check_construction  # sympy, cvxpy and the engines load only for checks
+    from verify.construction import ConstructionError
+
+    try:
+        report = check_construction(args.file)
+    except ConstructionError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+        return EXIT_OK if report.ok else EXIT_MISMATCH
+    arithmetic = "exact" if report.exact else "floating-point"
+    table = Table(title=f"{report.title}: {report.architecture}, {report.loss} loss, {arithmetic} input")
+    for column in ("property", "verdict", "expected", "evidence"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("detail", overflow="fold")
+    for r in report.results:
+        expected = r.expected if r.ok else f"[red]{r.expected}[/]"
+        table.add_row(r.name, _verdict_text(r.verdict), expected, r.evidence.value, r.detail)
+    console = _console()
+    console.print(table)
+    for r in report.results:  # the figures behind each detail, one line per property
+        figures = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.figures.items())
+        console.print(f"[dim]{r.where} {r.name}: {figures or '-'} ({r.seconds:.2f} s)[/]", soft_wrap=True)
+    mismatched = sum(not r.ok for r in report.results)
+    console.print(f"{len(report.results)} properties in {report.seconds:.1f} s; "
+                  f"{len(report.results) - mismatched} as expected, {mismatched} not.")
+    return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
 # -- wiring -------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
@@ -204,6 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("check", help="certify or reject a construction file (.toml or .json)")
+    p.add_argument("file", help="construction file; format in docs/constructions.md")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("report", help="render the PDF report of the latest stored run or of a results file")
     p.add_argument("-o", "--output", metavar="FILE.pdf", default="out/report.pdf", help="default out/report.pdf")

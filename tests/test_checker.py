@@ -1,0 +1,324 @@
+"""`verify check`: the shipped constructions get their stated verdicts, wrong ones are rejected for the right
+reason, exact and float inputs agree, bad input is reported in one line naming where, and no input crashes it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verify.checker import EXAMPLES_DIR, CheckReport, check_construction
+from verify.claim import EvidenceKind, Verdict
+from verify.cli import main
+from verify.construction import ConstructionError, load_construction, parse_number, schema
+
+EXAMPLES = EXAMPLES_DIR
+PAPER_EXAMPLES = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith("wrong_"))
+C, F, R, I = Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.REFUTED, Verdict.INCONCLUSIVE
+
+# The verdicts each paper construction must get, in file order (the files state the same through `expect`).
+VERDICTS = {
+    "align_appendix_a.toml": [F, R, R],
+    "margin_thm3_2.toml": [C, C, R, R, F],
+    "margin_thm4_1_linear.toml": [C, C, R, R, C, C, F],
+    "margin_thm4_1_relu.toml": [C, R, R, F],
+    "margin_thm4_2.toml": [C, C, R, R, F],
+    "margin_thm4_3_lemC6.toml": [C, C, C, R, C, R, C, F],
+    "margin_thm4_4_float.json": [C, F, R, F, F],
+    "margin_thm4_4_relu.toml": [C, C, R, R, C, R, C, F],
+    "margin_thm5_1_depth3.toml": [C, C, R, R, R, C, C, F],
+    "margin_thm5_1_depth4.toml": [C, C, R, R, F, C, F],
+    "margin_thm5_3.toml": [C, R, C],
+    "rank_thm1.toml": [C, C, C, C, F],
+    "rank_thm2_radius.toml": [C, C, F],
+}
+# Wrong on purpose: (property index, verdict it gets instead of the claimed one, words of the reason).
+WRONG = {
+    "wrong_infeasible.toml": [(0, R, "margin 9/10 < 1"), (1, R, "infeasible")],
+    "wrong_not_kkt.toml": [(1, R, "separating direction")],
+    "wrong_local_optimum.toml": [(1, C, "second-order sufficient"), (2, R, "angle")],
+    "wrong_witness_curve.toml": [(0, I, "the margin of sample 1, 1 - eps, is < 1 for every ε")],
+}
+
+_reports: dict[str, CheckReport] = {}
+
+
+def report(name: str) -> CheckReport:
+    if name not in _reports:
+        _reports[name] = check_construction(EXAMPLES / name)
+    return _reports[name]
+
+
+def test_every_shipped_example_is_listed():
+    assert set(VERDICTS) | set(WRONG) == {p.name for p in EXAMPLES.iterdir()}
+    assert set(PAPER_EXAMPLES) == set(VERDICTS)
+
+
+@pytest.mark.parametrize("name", PAPER_EXAMPLES)
+def test_paper_constructions_get_their_stated_verdicts(name):
+    result = report(name)
+    assert [r.verdict for r in result.results] == VERDICTS[name], [(r.name, r.verdict, r.detail)
+                                                                   for r in result.results]
+    assert result.ok, [r.detail for r in result.results if not r.ok]
+    for r in result.results:
+        assert "\n" not in r.detail
+        if r.verdict in (C, R) and result.exact and r.name != "gf_limit":
+            assert r.evidence is EvidenceKind.EXACT, (r.name, r.evidence)
+        if r.verdict is F:
+            assert r.evidence is EvidenceKind.NUMERIC
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_constructions_are_rejected_for_the_right_reason(name):
+    result = report(name)
+    assert not result.ok
+    for index, verdict, reason in WRONG[name]:
+        r = result.results[index]
+        assert not r.ok and r.verdict is verdict and reason in r.detail, (r.verdict, r.detail)
+
+
+def test_evidence_reported_for_the_headline_properties():
+    kkt_point = report("margin_thm4_3_lemC6.toml").results[1]
+    assert kkt_point.figures["multipliers"] == "(2, 2, 1)" and kkt_point.figures["stationarity_residual"] == 0
+    curve = report("margin_thm3_2.toml").results[2]
+    assert curve.figures["curve_improvement"] == "eps*(16 - 17*eps)/4"
+    assert curve.figures["direction"] == "(0, 0, -0.707107, 0, 0, 0.707107)"
+    search = report("margin_thm4_1_relu.toml").results[2]
+    assert search.figures["radii"] == "0.1, 0.01, 0.001" and "direction" in search.figures
+    flow = report("margin_thm3_2.toml").results[4]
+    assert flow.figures["angle"] < flow.figures["angle_at_a_third"] < 0.01
+    assert report("rank_thm1.toml").results[1].figures["rank"] == 1
+    global_value = report("margin_thm4_1_linear.toml").results[3]
+    assert global_value.figures["optimum"] == 1 and global_value.figures["squared_norm"] == 2
+
+
+def as_floats(document: dict[str, Any]) -> dict[str, Any]:
+    """The same construction with every number of its data and parameters written as a float."""
+    def floats(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: floats(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [floats(v) for v in value]
+        return float(parse_number(value, "test"))
+
+    return {k: floats(v) if k in ("data", "parameters") else copy.deepcopy(v) for k, v in document.items()}
+
+
+def test_exact_and_float_inputs_agree():
+    document = tomllib.loads((EXAMPLES / "margin_thm3_2.toml").read_text())
+    document["properties"] = document["properties"][:3]  # feasible, kkt, local optimum with the curve
+    exact, floating = check_construction(document), check_construction(as_floats(document))
+    assert exact.exact and not floating.exact
+    for e, f in zip(exact.results, floating.results, strict=True):
+        assert e.ok and f.ok, (e.detail, f.detail)
+        assert e.evidence is EvidenceKind.EXACT and f.evidence in (EvidenceKind.INTERVAL, EvidenceKind.NUMERIC)
+    assert [f.verdict for f in floating.results] == [C, F, R]  # KKT of float input is numeric
+    irrational = report("margin_thm4_4_float.json").results[0]
+    assert irrational.evidence is EvidenceKind.INTERVAL and irrational.verdict is C
+
+
+def test_float_ranks_are_exact_on_the_binary_values_when_they_can_be():
+    document = tomllib.loads((EXAMPLES / "rank_thm1.toml").read_text())
+    floating = check_construction(as_floats(document))
+    assert [(r.verdict, r.evidence) for r in floating.results[:4]] == [
+        (F, EvidenceKind.NUMERIC), (C, EvidenceKind.INTERVAL), (C, EvidenceKind.INTERVAL), (C, EvidenceKind.INTERVAL)]
+    document["parameters"]["layers"][0][1] = [-0.9846153846153847, 0.12307692307692309 + 1e-12]  # −w1, perturbed
+    document["properties"] = [{"check": "rank", "layer": 1, "value": 1}, {"check": "stable_rank", "layer": 1,
+                                                                           "at_most": "1.01"}]
+    perturbed = check_construction(as_floats(document))
+    assert [(r.verdict, r.evidence) for r in perturbed.results] == [(F, EvidenceKind.NUMERIC),
+                                                                    (C, EvidenceKind.INTERVAL)]
+    assert "numerical rank 1" in perturbed.results[0].detail
+
+
+def test_linear_tensor_network_svm_point_is_a_certified_global_optimum():
+    """f = xᵀW1 w2 (paper 002's encoding of a depth-2 fully-connected linear network) on data whose SVM
+    solution is w* = (4, 0): W1 = 2 e1e1ᵀ, w2 = 2 e1 attains 2‖w*‖ = 8."""
+    document = {
+        "architecture": {"type": "tensor", "encoding": "fully_connected", "widths": [2, 2]},
+        "loss": "logistic",
+        "data": {"inputs": [["1/4", "1/5"], ["1/4", "-1/10"], ["2/5", "1/20"], ["7/20", "-1/4"]],
+                 "labels": [1, 1, 1, 1]},
+        "parameters": {"layers": [[2, 0, 0, 0], [2, 0]]},
+        "properties": [{"check": "kkt"}, {"check": "global_optimum"}, {"check": "local_optimum"},
+                       {"check": "layer_optimum", "layer": 1}],
+    }
+    result = check_construction(document)
+    assert [r.verdict for r in result.results] == [C, C, C, C], [r.detail for r in result.results]
+    assert "2·‖u_svm‖^(2/2) = 8" in result.results[1].detail
+    document["parameters"]["layers"] = [[2, 0, 0, 0], [0, 2]]  # infeasible: the product is 0
+    assert check_construction(document).results[1].verdict is R
+
+
+# -- bad input -------------------------------------------------------------------------------------------------
+BASE = tomllib.loads((EXAMPLES / "margin_thm3_2.toml").read_text())
+
+
+def mutated(change) -> dict[str, Any]:
+    document = copy.deepcopy(BASE)
+    change(document)
+    return document
+
+
+BAD = [
+    (lambda d: d["parameters"]["layers"].__setitem__(1, [[2, 0], [0, 0]]),
+     "parameters.layers[1]: expected a 1×2 matrix, got 2×2"),
+    (lambda d: d["data"].__setitem__("inputs", [[1, 2, 3], [4, 5, 6]]),
+     "data.inputs: the network takes inputs of dimension 2 but the rows have 3 entries"),
+    (lambda d: d["architecture"].__setitem__("bias", True), "architecture.bias: biases are not supported"),
+    (lambda d: d["architecture"].__setitem__("activation", "tanh"),
+     "architecture.activation: activation 'tanh' is not positively homogeneous"),
+    (lambda d: d["data"]["inputs"][0].__setitem__(1, math.nan), "data.inputs[0][1]: nan is not a finite number"),
+    (lambda d: d["data"]["inputs"][0].__setitem__(1, "1/4 +"), "data.inputs[0][1]: cannot parse '1/4 +'"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "x + 1"), "data.inputs[1][0]: unknown name 'x'"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "eps"), "data.inputs[1][0]: unknown name 'eps'"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "__import__('os')"), "data.inputs[1][0]:"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "10**10**10"), "exponents must be constant numbers"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "2^100"), "exponent larger than 64"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "1/0"), "data.inputs[1][0]: '1/0' is not a finite number"),
+    (lambda d: d["data"]["inputs"][1].__setitem__(0, "sqrt(-1)"), "is not a real number"),
+    (lambda d: d["data"]["labels"].__setitem__(0, 2), "data.labels[0]: labels must be +1 or -1"),
+    (lambda d: d["data"].__setitem__("inputs", "abc"), "data.inputs: expected a list, got a string"),
+    (lambda d: d.__setitem__("colour", "red"), "top level: unknown key 'colour'"),
+    (lambda d: d.pop("loss"), "top level: missing key 'loss'"),
+    (lambda d: d["properties"][1].__setitem__("radii", [1]),
+     "properties[1]: key 'radii' is not an option of check 'kkt'"),
+    (lambda d: d["properties"][2].__setitem__("radii", ["1/100", "1/10"]),
+     "properties[2].radii: list the radii in decreasing order"),
+    (lambda d: d.pop("initialization"), "properties[4]: gf_limit needs an [initialization]"),
+    (lambda d: d["properties"][2]["witness"].__setitem__("eps_max", "sqrt(2)"),
+     "properties[2].witness.eps_max: must be a positive rational"),
+    (lambda d: d["properties"][2]["witness"]["layers"][0][1].__setitem__(0, "t"),
+     "properties[2].witness.layers[0][1][0]: unknown name 't'"),
+    (lambda d: d.__setitem__("loss", "square"), "data.labels: the square loss fits 'targets'"),
+    (lambda d: d["architecture"].__setitem__("depth", 3), "architecture: key 'depth' is not used by type"),
+    (lambda d: d["data"].__setitem__("inputs", [[1, 2]] * 300), "data.inputs: needs at most 256 entries"),
+    (lambda d: d["parameters"].__setitem__("layers", []), "parameters.layers: needs at least 1 entries"),
+]
+
+
+@pytest.mark.parametrize("change, message", BAD, ids=[m for _, m in BAD])
+def test_bad_input_is_one_line_naming_where(tmp_path, capsys, change, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(mutated(change)))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("bad.toml", "loss = \n", "invalid TOML"),
+    ("bad.json", "{\"loss\": ", "invalid JSON"),
+    ("bad.yaml", "loss: square", "expected a .toml or .json file"),
+    ("missing.toml", None, "cannot read the file"),
+])
+def test_unreadable_files(tmp_path, capsys, name, text, message):
+    path = tmp_path / name
+    if text is not None:
+        path.write_text(text)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and name in err
+
+
+def test_cli_exit_codes_and_json(capsys):
+    assert main(["check", str(EXAMPLES / "rank_thm1.toml"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] and data["arithmetic"] == "exact" and len(data["properties"]) == 5
+    assert main(["check", str(EXAMPLES / "wrong_not_kkt.toml")]) == 1
+    assert "1 not" in capsys.readouterr().out
+
+
+def test_schema_is_published_and_matches_the_loader():
+    published = json.loads((Path(__file__).resolve().parents[1] / "verify" / "schema" /
+                            "construction.schema.json").read_text())
+    assert published == schema()
+    assert set(published["$defs"]["property"]["properties"]["check"]["enum"]) == {
+        "feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum"}
+    with pytest.raises(ConstructionError, match="properties"):
+        load_construction({k: v for k, v in BASE.items() if k != "properties"})
+
+
+# -- fuzzing -----------------------------------------------------------------------------------------------------
+def cheap_base(name: str) -> dict[str, Any]:
+    """A shipped example with only the fast checks kept (the fuzz exercises loading, not the searches)."""
+    path = EXAMPLES / name
+    document = tomllib.loads(path.read_text()) if path.suffix == ".toml" else json.loads(path.read_text())
+    kept = [p for p in document["properties"] if p["check"] in ("feasible", "kkt", "rank", "stable_rank")]
+    document["properties"] = kept or [{"check": "feasible"}]
+    return document
+
+
+GARBAGE = st.sampled_from([
+    None, True, "", "abc", "1/0", "sqrt(-1)", "x**2", "__import__('os').system('true')", "1e999", "((((", "2^^2",
+    "2**2**2**2**2**2", "root(2, 0)", "eps", "lambda: 1", "[1, 2]", math.nan, math.inf, -math.inf, 10**100, -1,
+    0, 0.5, 1e308, [], [[]], [1] * 300, [[1, 2]] * 300, {"a": 1}, [None], [[math.nan]], "sqrt(2)", "-1/3",
+])
+
+
+def paths(document: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(document, dict):
+        for key, value in document.items():
+            out += paths(value, prefix + (key,))
+    elif isinstance(document, list):
+        for index, value in enumerate(document[:4]):
+            out += paths(value, prefix + (index,))
+    return out
+
+
+def apply(document: Any, path: tuple, action: str, value: Any) -> Any:
+    if not path:
+        return value
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    if action == "drop":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return document
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(VERDICTS) + sorted(WRONG)), data=st.data())
+def test_fuzz_mutated_examples_never_crash(tmp_path_factory, name, data):
+    document = cheap_base(name)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths(document)))
+        action = data.draw(st.sampled_from(["drop", "replace"])) if path else "replace"
+        document = apply(document, path, action, copy.deepcopy(data.draw(GARBAGE)))
+    check_never_crashes(tmp_path_factory.mktemp("fuzz") / "mutated.json", json.dumps(document))
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+                               st.sampled_from(["architecture", "loss", "data", "parameters", "properties", "type",
+                                                "layers", "inputs", "labels", "check", "widths"]), inner,
+                               max_size=4), max_leaves=20)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(document=JSON_VALUES)
+def test_fuzz_random_documents_never_crash(tmp_path_factory, document):
+    check_never_crashes(tmp_path_factory.mktemp("fuzz") / "random.json", json.dumps(document))
+
+
+def check_never_crashes(path: Path, text: str) -> None:
+    import contextlib
+    import io
+
+    path.write_text(text)
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = main(["check", str(path)])
+    assert code in (0, 1, 2), err.getvalue()
+    if code == 2:
+        assert err.getvalue().count("\n") == 1, err.getvalue()
