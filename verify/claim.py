@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -71,6 +72,16 @@ CLAIM_KINDS = frozenset(
 )
 
 Figure = float | int | str | bool
+
+_MARKUP_SPECIALS = re.compile(r"([\\_*#$<>@`\[\]~])")
+
+
+def plain(*texts: str) -> list[str]:
+    """Prose for hypotheses and notes, escaped so typst shows it as typed (W_k, a*b, [x] stay literal).
+
+    Statements, hypotheses and notes are typst markup; wrap the ones written as plain prose with this.
+    """
+    return [_MARKUP_SPECIALS.sub(r"\\\1", text) for text in texts]
 
 
 def _clean_figure(value: Any) -> Figure:

@@ -47,12 +47,11 @@ from theorems.layer_alignment.descent_runs import (
     descent_trace,
     gram_balance,
     largest_assumption5_step,
-    plain,
     rational_array,
     standard_cases,
 )
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
-from verify import Context, claim, histogram, line
+from verify import Context, claim, histogram, line, plain
 
 CORRECTED = 1  # W_{k+1}ᵀW_{k+1}(t) − W_{k+1}ᵀW_{k+1}(0) − Q_{k+1}(t) = W_kW_kᵀ(t) − W_kW_kᵀ(0) − P_k(t)
 PRINTED = -1  # App. C: "… + Q_{k+1}(t) = … + P_k(t)"

@@ -19,7 +19,6 @@ Layers are W_1, …, W_L with W_k ∈ R^{d_k × d_{k−1}} and d_L = 1; the risk
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -47,15 +46,6 @@ from theorems.layer_alignment.common import (
 from verify import Context, Profile
 
 # -- claim text ------------------------------------------------------------------------------------------------------
-
-_MARKUP_SPECIALS = re.compile(r"([\\_*#$<>@`\[\]~])")
-
-
-def plain(*texts: str) -> list[str]:
-    """Texts with typst's markup characters escaped, for notes and hypotheses written as plain prose
-    (W_k, a*b, Σ_(τ<t) … are then shown as typed instead of opening emphasis, strong text or labels)."""
-    return [_MARKUP_SPECIALS.sub(r"\\\1", text) for text in texts]
-
 
 # -- Assumption 4 and Lemma 5 -----------------------------------------------------------------------------------
 

@@ -38,11 +38,10 @@ from theorems.layer_alignment.descent_runs import (
     ball_gauge,
     ball_smoothness,
     descent_trace,
-    plain,
     standard_cases,
 )
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
-from verify import Context, claim, histogram, line
+from verify import Context, claim, histogram, line, plain
 
 SLACK_TOLERANCE = 1e-12  # float rounding of a risk difference, relative to 1 + R(W)
 GAUGE_ROUNDING = 1e-12  # relative rounding allowed when a float norm is compared with a radius

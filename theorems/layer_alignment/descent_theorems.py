@@ -35,9 +35,8 @@ from theorems.layer_alignment.descent_runs import (
     assumption5_rule,
     assumption5_trace,
     descent_trace,
-    plain,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 MONOTONE_RTOL = 1e-9  # rounding allowed when a proxy is required to be monotone
 IDENTITY_TOLERANCE = 1e-10  # float residual of a per-step identity, relative to its terms
