@@ -155,3 +155,15 @@ def test_cli_bad_input_is_one_line_exit_2(toy_registry, capsys, argv, message):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and err.startswith("verify: error:")
+
+
+def test_cli_list_markdown_shows_latest_verdicts(toy_registry, tmp_path, capsys):
+    store = ["--store", str(tmp_path)]
+    assert cli.main(store + ["run", "rank.toy.certified", "align.toy.toothless"]) == 1
+    capsys.readouterr()
+    assert cli.main(store + ["list", "--markdown"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("| id | reference | title | expected | verdict (quick profile")
+    assert "| `rank.toy.certified` | Lemma 0 | x² ≥ 0 | certified | certified |" in rows[2]
+    assert "| **toothless** |" in next(r for r in rows if "align.toy.toothless" in r)
+    assert "| not run |" in next(r for r in rows if "margin.toy.confirmed" in r)

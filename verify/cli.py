@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from verify.claim import PAPERS, Profile, Verdict
-from verify.registry import UnknownClaimError, all_claims, get, select
+from verify.claim import PAPERS, Claim, Profile, Verdict
+from verify.registry import UnknownClaimError, get, select
 from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_claims
 from verify.store import ResultStore
 
@@ -53,6 +53,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([c.to_summary() for c in claims], indent=1))
         return EXIT_OK
+    if args.markdown:
+        print(markdown_table(claims, ResultStore(args.store).latest()))
+        return EXIT_OK
     table = Table(title=f"{len(claims)} claims", show_lines=False)
     for column in ("id", "ref", "kind", "expected", "title"):
         table.add_column(column, overflow="fold")
@@ -60,6 +63,20 @@ def cmd_list(args: argparse.Namespace) -> int:
         table.add_row(c.id, c.ref, c.kind, _verdict_text(c.expected), c.title)
     _console().print(table)
     return EXIT_OK
+
+
+def markdown_table(claims: Sequence[Claim], run: RunResults | None) -> str:
+    """The claims as a Markdown table, with the verdict and time of ``run`` where it has the claim."""
+    results = {r.id: r for r in run.results} if run else {}
+    source = f" ({run.provenance['profile']} profile, seed {run.provenance['seed']})" if run else ""
+    lines = [f"| id | reference | title | expected | verdict{source} | s |", "|---|---|---|---|---|---|"]
+    for c in claims:
+        r = results.get(c.id)
+        verdict = ("**" + r.verdict.value + "**" if not r.ok else r.verdict.value) if r else "not run"
+        seconds = f"{r.seconds:.1f}" if r else ""
+        title = c.title.replace("|", "\\|")
+        lines.append(f"| `{c.id}` | {c.ref} | {title} | {c.expected.value} | {verdict} | {seconds} |")
+    return "\n".join(lines)
 
 
 # -- run ----------------------------------------------------------------------------------------------
@@ -219,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list registered claims")
     p.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's claims")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table with the latest stored verdicts")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("run", help="run claims and store the results")
