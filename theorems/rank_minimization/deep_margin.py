@@ -1,0 +1,413 @@
+"""Sec. 5 and App. E: max-margin deep ReLU networks have layers of small average stable rank (Thm 5).
+
+Claims: ``rank.rem.homog`` (ReLU networks are homogeneous), ``rank.lem1`` (cited: gradient flow on exponentially
+tailed losses converges in direction to a KKT point of Problem (6)), ``rank.thm5`` (Eq. (7)/(8) at a global optimum
+of Problem (6)), ``rank.rem.sec5`` (loss → 0 forces ‖θ‖ → ∞; the ratio σ/F is scale-free),
+``rank.thm5.construction`` (θ' with a width-2 tail and Eq. (20)), ``rank.lem15`` (optimal layers are balanced),
+``rank.thm5.final`` (Eq. (21) and the AM–GM step).
+
+Instances (unit inputs at angles 0.3 + jπ/4): "one class": labels +1 and the teacher N(x) = |x¹| + |x²| (B = 2,
+margins in [1, √2]), where local optima of Problem (6) are smooth KKT points; "two classes": five labels +1 and
+three −1 with a depth-2 teacher fitted by the same solver (margins ≥ 1). Exact instances use the teacher
+5(|x¹| − |x²|) (outputs of both signs, |N| ≥ 1) on Pythagorean unit vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from numerics import backend
+from numerics.descent import gradient_descent
+from numerics.flows import FlowStatus, GradientFlow, Trajectory
+from numerics.kkt import kkt_check, scale_free_cost
+from numerics.losses import Objective
+from numerics.metrics import angle
+from numerics.min_norm import minimum_norm
+from numerics.networks import Network, fully_connected
+from numerics.symbolic import is_identically_zero
+from numerics.trends import is_monotone, log_spaced
+from theorems.rank_minimization.deep_common import (
+    PYTHAGOREAN_INPUTS,
+    Candidate,
+    Teacher,
+    absolute_sum_teacher,
+    bound_symbols,
+    certificate,
+    circle_inputs,
+    construction,
+    construction_identities,
+    contrast_teacher,
+    fitted_teacher,
+    holds_for_both_signs,
+    identity_padded,
+    local_solutions,
+    padded,
+    parameters,
+    relu,
+    scales,
+    student,
+    student_widths,
+)
+from theorems.rank_minimization.deep_evidence import (
+    balance_evidence,
+    certificate_evidence,
+    exact_construction_gaps,
+    final_step_evidence,
+    proof_algebra,
+)
+from verify import Context, claim, line
+
+INPUT_OFFSET = 0.3
+STUDENT_WIDTH = 4
+TWO_CLASS_LABELS = np.array([1, 1, 1, 1, 1, -1, -1, -1], dtype=float)
+CONTROL_DEPTH, CONTROL_WIDTH = 6, 9  # identity layers I_9 (σ/F = 1/3) push the average ratio below Eq. (7)
+EXACT_DEPTHS = (3, 4, 6)
+FLOW_DEPTH = 3  # student depth of the gradient-flow checks (Lemma 1, Sec. 5 remark)
+FLOW_END = 1e40  # gradient-flow time reached with the log clock
+FLOW_ATTEMPTS = 5  # starts tried until a flow completes without sliding along a kink
+SQUARE_STEPS, SQUARE_STEP_SIZE = 8000, 0.02  # the square-loss control of rank.rem.sec5
+
+
+def one_class_instance() -> tuple[Teacher, np.ndarray, np.ndarray, float]:
+    teacher = absolute_sum_teacher()
+    return teacher, circle_inputs(8, INPUT_OFFSET), np.ones(8), float(teacher.frobenius_bound)
+
+
+def two_class_instance(ctx: Context) -> tuple[Teacher, np.ndarray, np.ndarray, float]:
+    X = circle_inputs(8, INPUT_OFFSET)
+    teacher = fitted_teacher(X, TWO_CLASS_LABELS, STUDENT_WIDTH, ctx.rng("teacher"), starts=3)
+    return teacher, X, TWO_CLASS_LABELS, float(teacher.frobenius_bound)
+
+
+def candidates(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarray, depths: tuple[int, ...], warm: int,
+               random: int, stream: str) -> list[Candidate]:
+    return [c for kp in depths for c in local_solutions("margin", teacher, X, y, kp, STUDENT_WIDTH,
+                                                        ctx.rng(f"{stream}-{kp}"), warm_starts=warm,
+                                                        random_starts=random)]
+
+
+def exact_teacher() -> Teacher:
+    """5(|x¹| − |x²|): outputs of both signs with |N(x_i)| ≥ 1 on the Pythagorean inputs."""
+    return contrast_teacher(sympy.sqrt(5))
+
+
+def exact_labels(teacher: Teacher) -> np.ndarray:
+    return np.array([sympy.sign(v) for v in teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))])
+
+
+def exact_margins(teacher: Teacher, gaps: list[sympy.Expr]) -> list[sympy.Expr]:
+    """y_i N'(x_i) = y_i (N(x_i) + gap_i) on the Pythagorean inputs, labels y_i = sign N(x_i)."""
+    targets = teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))
+    return [sympy.simplify(y * (t + g)) for y, t, g in zip(exact_labels(teacher), targets, gaps)]
+
+
+@claim(
+    id="rank.rem.homog",
+    ref="Sec. 5, before Lemma 1",
+    kind="remark",
+    title="Bias-free ReLU networks are positively homogeneous, layer by layer",
+    statement=("For a bias-free fully-connected ReLU network of depth $k$ and $c > 0$: "
+               "$N_(c theta)(x) = c^k N_theta(x)$; more generally scaling $W_i$ by $c$ and $W_j$ by $1\\/c$ leaves "
+               "$N_theta$ unchanged."),
+    hypotheses=["no biases", "ReLU activation", "c > 0"],
+    expected="certified",
+    profiles={"quick": "exact case split σ(cz) = cσ(z); exact evaluation of a rational depth-3 network"},
+    notes=["Each hidden layer then satisfies $h_l (c theta) = c^l h_l (theta)$ by induction on $l$, from the one-line identity."],
+)
+def check_homogeneity(ctx: Context) -> None:
+    z, c = sympy.Symbol("z", real=True), sympy.Symbol("c", positive=True)
+    step = holds_for_both_signs(relu(c * z) - c * relu(z), z)
+    ctx.prove("σ(cz) = cσ(z) for c > 0", "symbolic", step.proved,
+              f"exact case split z = s ≥ 0 / z = −s ≤ 0: {step.description}; induction over the layers gives "
+              "h_l(cθ) = c^l h_l(θ) and N_(cθ) = c^k N_θ")
+    rng = ctx.rng("network")
+    net = fully_connected([3, 4, 4, 1])
+    theta = np.array([sympy.Rational(int(v), 7) for v in rng.integers(-9, 10, size=net.n_params)], dtype=object)
+    X = np.array([[sympy.Rational(int(v), 5) for v in row] for row in rng.integers(-6, 7, size=(6, 3))], dtype=object)
+    scale = sympy.Rational(3, 2)
+    base = net.forward(theta, X)[:, 0]
+    scaled = net.forward(theta * scale, X)[:, 0]
+    layers = net.matrices(theta)
+    moved = net.forward(parameters([layers[0] * scale, layers[1], layers[2] / scale]), X)[:, 0]
+    exact_ok = all(a - scale**3 * b == 0 for a, b in zip(scaled, base)) and all(a == b for a, b in zip(moved, base))
+    ctx.prove("exact instance", "exact", exact_ok and any(b != 0 for b in base),
+              f"rational network 3-4-4-1 on 6 rational inputs: N_(3θ/2) = (3/2)³N_θ and (3W_1/2, W_2, 2W_3/3) "
+              f"computes N_θ, exactly (outputs {[str(b) for b in base]})")
+
+    negative = net.forward(-theta, X)[:, 0]
+    ctx.control("c = −1", any(a + b != 0 for a, b in zip(negative, base))
+                and holds_for_both_signs(relu(-c * z) + c * relu(z), z).refuted,
+                "N_(−θ) ≠ (−1)³N_θ on the same exact instance, and σ(−cz) = −cσ(z) is refuted by the same case "
+                "split: homogeneity needs c > 0")
+
+
+@claim(
+    id="rank.lem1",
+    ref="Lemma 1 (Lyu & Li 2019; Ji & Telgarsky 2020)",
+    kind="lemma",
+    title="Gradient flow on exponentially tailed losses converges in direction to a KKT point of Problem (6)",
+    statement=("For a homogeneous ReLU network trained by gradient flow on the exponential or logistic loss of a "
+               "binary dataset, if the loss tends to 0 then $theta(t) \\/ norm(theta(t))$ converges to the direction "
+               "of a KKT point of $min 1/2 norm(theta)^2$ subject to $y_i N_theta(x_i) >= 1$."),
+    hypotheses=["homogeneous ReLU network", "exponential or logistic loss", "L(θ(t)) → 0"],
+    expected="assumed",
+    cited=True,
+    profiles={"quick": "one gradient flow (log clock, t ≤ 1e40), depth-3 width-4 student, exponential loss: "
+                       "smoothed margin, KKT residual and scale-free cost along the flow (finite-time proxy)"},
+    notes=[("Cited, not proved in the paper. Lyu–Li also need the loss to drop below ℓ(0)/n once (implied by "
+            "L → 0), and KKT is in the Clarke sense. The paper says 'average' loss; Eq. (5) is a sum (irrelevant)."),
+           ("Lemma 1 gives a KKT point, Thm 5 needs a global optimum: their combination in the paper is heuristic "
+            "(a KKT point need not be optimal).")],
+)
+def check_lem1(ctx: Context) -> None:
+    teacher, X, y, _ = one_class_instance()
+    net = student(2, STUDENT_WIDTH, FLOW_DEPTH)
+    run = exponential_flow(ctx, teacher, X, y, net)
+    separated = [i for i, theta in enumerate(run.theta) if np.min(y * net.forward(theta, X)[:, 0]) > 0]
+    times, thetas = run.t[separated], run.theta[separated]
+    objective = Objective(net, X, y, "exponential")
+    smoothed = [-float(objective.log_value(th)) / float(np.linalg.norm(th)) ** FLOW_DEPTH for th in thetas]
+    residuals = [float(kkt_check(net, th, X, y, tol=np.inf).stationarity_residual) for th in thetas]
+    limit = minimum_norm(net, X, y, "margin", thetas[-1])  # the KKT point the direction is heading to
+    angles = [angle(th, limit.theta) for th in thetas]
+    ctx.support("flow direction approaches a KKT point (finite-time proxy)", "trend",
+                run.status is FlowStatus.COMPLETED and is_monotone(smoothed, "increasing")
+                and is_monotone(residuals, "decreasing") and is_monotone(angles, "decreasing")
+                and limit.stationarity <= 1e-6,
+                f"exponential loss to t = {times[-1]:.0e}: the smoothed margin −log L/‖θ‖^{FLOW_DEPTH} increases "
+                f"({smoothed[0]:.4f} → {smoothed[-1]:.4f}); the KKT residual of θ(t)/q_min^(1/{FLOW_DEPTH}) (NNLS over "
+                f"all samples) decreases ({residuals[0]:.3f} → {residuals[-1]:.3f}); the angle to the KKT point "
+                f"reached by the local solver from θ(T) (residual {limit.stationarity:.1e}) decreases "
+                f"({angles[0]:.3f} → {angles[-1]:.3f} rad); convergence is logarithmically slow",
+                {"final_time": times[-1], "final_residual": residuals[-1], "final_angle": angles[-1],
+                 "limit_kkt_residual": limit.stationarity, "final_scale_free_cost": scale_free_cost(net, thetas[-1], X, y),
+                 "limit_squared_norm": limit.squared_norm},
+                plot=line("Lemma 1: gradient flow on the exponential loss",
+                          {"KKT residual": (times, residuals), "angle to the KKT point": (times, angles)},
+                          xlabel="t", xscale="log", yscale="log"))
+
+    theta_prime = np.asarray(backend.to_float(parameters(padded(construction("margin", teacher, FLOW_DEPTH),
+                                                                student_widths(2, STUDENT_WIDTH, FLOW_DEPTH)))))
+    towards = [angle(th, theta_prime) for th in thetas]
+    ctx.control("convergence to θ' instead", not (towards[-1] < 0.1 * towards[0]),
+                f"the same angle measurement towards θ' (feasible, not a KKT point) does not go to 0: "
+                f"{towards[0]:.3f} → {towards[-1]:.3f} rad", {"final_angle_to_theta_prime": towards[-1]})
+
+
+def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarray, net: Network) -> Trajectory:
+    """Gradient flow on the exponential loss (log clock) from a perturbed, shrunk θ' (which separates the data);
+    starts whose flow slides along a kink (the engine stops there) are replaced, at most FLOW_ATTEMPTS times."""
+    theta_prime = np.asarray(backend.to_float(parameters(padded(construction("margin", teacher, net.depth),
+                                                                student_widths(net.d_in, STUDENT_WIDTH, net.depth)))))
+    flow = GradientFlow(Objective(net, X, y, "exponential"))
+    rng = ctx.rng("flow start")
+    for _ in range(FLOW_ATTEMPTS):
+        theta0 = 0.5 * theta_prime + 0.3 * rng.normal(size=net.n_params)
+        run = flow.solve(theta0, FLOW_END, clock="log", t_eval=log_spaced(1.0, FLOW_END, 9))
+        if run.status is FlowStatus.COMPLETED:
+            return run
+    return run
+
+
+@claim(
+    id="rank.thm5",
+    ref="Thm. 5, Sec. 5 (proof App. E)",
+    kind="theorem",
+    title="Max-margin deep ReLU networks have layers of small average stable rank",
+    statement=("Let binary labels include a point with $norm(x_i) <= 1$, and let a ReLU network of depth $k >= 2$ and "
+               "width $m >= 2$ with $norm(W_l)_F <= B$ satisfy $y_i N(x_i) >= 1$. If $theta^*$ minimizes "
+               "$norm(theta)$ among ReLU networks of depth $k' > k$, all hidden layers at least $m$ wide, with "
+               "$y_i N_theta(x_i) >= 1$, then $1/k' sum_(l=1)^(k') norm(W_l^*)_sigma \\/ norm(W_l^*)_F >= "
+               "1/sqrt(2) (sqrt(2)\\/B)^(k\\/k') sqrt(k'\\/(k'+1))$; equivalently the harmonic mean of "
+               "$norm(W_l^*)_F \\/ norm(W_l^*)_sigma$ is at most $sqrt(2) (B\\/sqrt(2))^(k\\/k') sqrt((k'+1)\\/k')$."),
+    hypotheses=["labels ±1; some $i$ with $norm(x_i) <= 1$", "teacher: depth $k >= 2$, width $m >= 2$, $norm(W_l)_F <= B$, margins $>= 1$",
+                "student: depth k' > k, every hidden layer ≥ m wide", "$theta^*$ a global optimum of Problem (6)"],
+    expected="certified",
+    profiles={"quick": "proof algebra in symbols; certificate on local optima of Problem (6) from 1 warm + 3 random "
+                       "starts per depth: one class k' ∈ {3, 4, 6}, two classes k' ∈ {3, 4}",
+              "full": "2 warm + 6 random starts: one class k' ∈ {3, 4, 6, 8}, two classes k' ∈ {3, 4, 6}"},
+    notes=[("Width: as for Thm 4, the embedding of θ' (hidden widths of N, then 2) needs every hidden layer of the "
+            "student to be at least m wide (the paper's width is the largest layer width)."),
+           "Typo in App. E: $norm(theta^*) <= norm(theta)$ should read $norm(theta^*) <= norm(theta')$; the last layer $beta (1, -1)$ is a $1 times 2$ row.",
+           ("Only a global optimum is covered; the paper's reading 'GF converges to low rank' combines it with "
+            "Lemma 1, which only gives a KKT point. The numerical part checks the proof's certificate on local "
+            "optima and asserts Eq. (7) only where its hypotheses hold."),
+           ("Lemma 15 is not needed: with $s_l = norm(W_l)_sigma$ and $f_l = norm(W_l)_F$, AM–GM gives "
+            "$1/k' sum_l s_l \\/ f_l >= (product_l f_l)^(-1\\/k')$ (the product of the $s_l$ is at least 1) and "
+            "$(product_l f_l)^(2\\/k') <= norm(theta)^2 \\/ k'$, so the norm bound of Eq. (20) alone implies Eq. (7)."),
+           ("The two-class instance has optima on ReLU kinks (the solver's smooth KKT residual stays near 0.1 "
+            "there); the certificate does not need stationarity.")],
+)
+def check_thm5(ctx: Context) -> None:
+    proof_algebra(ctx, "margin", tuple(construction_identities("margin")))
+
+    teacher, X, y, B = one_class_instance()
+    warm, random = ctx.pick(quick=1, full=2), ctx.pick(quick=3, full=6)
+    found = candidates(ctx, teacher, X, y, ctx.pick(quick=(3, 4, 6), full=(3, 4, 6, 8)), warm, random, "one")
+    certificates = certificate_evidence(ctx, "margin", "one class, N(x) = |x¹| + |x²|", found, X, y, B,
+                                        teacher.depth, every_depth=True)
+    teacher_2, X_2, y_2, B_2 = two_class_instance(ctx)
+    found_2 = candidates(ctx, teacher_2, X_2, y_2, ctx.pick(quick=(3, 4), full=(3, 4, 6)), warm, random, "two")
+    certificate_evidence(ctx, "margin", "two classes, fitted teacher", found_2, X_2, y_2, B_2, teacher_2.depth,
+                         every_depth=False)
+
+    control = certificate("margin", identity_padded(teacher, CONTROL_DEPTH, CONTROL_WIDTH), X, y, B, teacher.depth)
+    ctx.control("norm hypothesis dropped", control.feasible and control.balanced and not control.within_norm_bound
+                and not control.conclusion,
+                f"[W_1, I_{CONTROL_WIDTH}, …, W_2] balanced, k' = {CONTROL_DEPTH}: margins ≥ 1, ‖θ‖² = "
+                f"{control.squared_norm:.2f} > {control.norm_bound:.2f}, average ratio {control.average_ratio:.4f} < "
+                f"{control.ratio_bound:.4f}: the same certificate evaluation rejects Eq. (7) there",
+                {"squared_norm": control.squared_norm, "norm_bound": control.norm_bound,
+                 "average_ratio": control.average_ratio, "ratio_bound": control.ratio_bound})
+    certified = [c for c in certificates if c.hypotheses]
+    smallest = min((c.average_ratio for c in certified), default=float("nan"))
+    ctx.control("bound raised to 1 (all layers rank 1)", smallest < 1 - 1e-6,
+                f"with the right-hand side of Eq. (7) replaced by 1 the check fails on certified candidates (min "
+                f"average ratio {smallest:.4f})", {"min_average_ratio": smallest})
+    B_symbol, k, kp = bound_symbols()
+    alpha, _ = scales("margin", B_symbol, k, kp)
+    wrong = construction_identities("margin", alpha=alpha * 2 ** (1 / kp))
+    ctx.control("α with a wrong constant", wrong["alpha^k beta^(k'-k) = 1"].refuted
+                and wrong["||theta'||^2 = norm bound"].refuted,
+                "α = 2^{1/k'}(√2/B)^{(k'−k)/k'}: the symbolic checks refute both identities")
+
+
+@claim(
+    id="rank.thm5.construction",
+    ref="App. E, Eq. (20)",
+    kind="construction",
+    title="The scaled teacher with a sign-splitting width-2 tail keeps every output and has the norm of Eq. (20)",
+    statement=("With $alpha = (sqrt(2)\\/B)^((k'-k)\\/k')$ and $beta = (sqrt(2)\\/B)^(-k\\/k')$, layers "
+               "$alpha W_1, dots, alpha W_(k-1)$, $alpha mat(u^T; -u^T)$, $k'-k-1$ layers $beta I_2$ and the row "
+               "$beta (1, -1)$ compute $beta^(k'-k)(sigma(alpha^k N(x)) - sigma(-alpha^k N(x))) = N(x)$ for every "
+               "$x$, and $norm(theta')^2 <= alpha^2 B^2 (k+1) + 2 beta^2 (k'-k) = 2 (2\\/B^2)^(-k\\/k') (k'+1)$."),
+    hypotheses=["$norm(W_l)_F <= B$ (u: the teacher's output weights)", "k' > k", "m ≥ 2 (the tail has width 2)"],
+    expected="certified",
+    profiles={"quick": "identities in symbols; σ(z) − σ(−z) = z by exact case split; exact θ' for 5(|x¹| − |x²|), "
+                       "k' ∈ {3, 4, 6}, padded into width 6, on 4 rational unit inputs with outputs of both signs"},
+    notes=["k' = k + 1 is included (no identity layers; the row β(1, −1) follows the doubled layer directly)."],
+)
+def check_thm5_construction(ctx: Context) -> None:
+    proof_algebra(ctx, "margin", ("alpha^k beta^(k'-k) = 1", "||theta'||^2 = norm bound"))
+    z = sympy.Symbol("z", real=True)
+    split = holds_for_both_signs(relu(z) - relu(-z) - z, z)
+    ctx.prove("σ(z) − σ(−z) = z", "symbolic", split.proved, f"exact case split: {split.description}")
+    teacher = exact_teacher()
+    labels = exact_labels(teacher)
+    for kp in EXACT_DEPTHS:
+        gaps, norm_gap = exact_construction_gaps("margin", teacher, kp)
+        margins = exact_margins(teacher, gaps)
+        ctx.prove(f"exact instance, k' = {kp}", "exact",
+                  all(g == 0 for g in gaps) and norm_gap == 0 and min(margins) >= 1,
+                  f"N(x) = 5(|x¹| − |x²|) (B = 2√5, labels {[int(v) for v in labels]}): N'(x_i) − N(x_i) = {gaps}, "
+                  f"margins y_i N'(x_i) = {margins} ≥ 1 and ‖θ'‖² − 2(2/B²)^(−k/k')(k'+1) = {norm_gap}, exactly")
+
+    width_one, _ = exact_construction_gaps("interpolation", teacher, 3)
+    width_one_margins = exact_margins(teacher, width_one)
+    ctx.control("width-1 tail instead", min(width_one_margins) < 1,
+                f"App. D's tail on the same teacher: margins {width_one_margins}; the negative points drop to 0")
+    B, k, kp = bound_symbols()
+    alpha, _ = scales("margin", B, k, kp)
+    wrong = construction_identities("margin", alpha=alpha * 2 ** (1 / kp))
+    ctx.control("α with a wrong constant", wrong["||theta'||^2 = norm bound"].refuted,
+                "α = 2^{1/k'}(√2/B)^{(k'−k)/k'}: " + wrong["||theta'||^2 = norm bound"].description)
+
+
+@claim(
+    id="rank.lem15",
+    ref="Lemma 15, App. E",
+    kind="lemma",
+    title="Optimal solutions of Problem (6) have layers of equal Frobenius norm",
+    statement="If $theta^*$ is a global optimum of Problem (6), then $norm(W_i^*)_F = norm(W_j^*)_F$ for all $i < j$.",
+    hypotheses=["bias-free ReLU network", "$theta^*$ optimal for Problem (6)"],
+    expected="certified",
+    profiles={"quick": "symbolic derivative and case split; exact invariance; balance of local optima (one class, "
+                       "k' ∈ {3, 4}, 1 warm + 2 random starts)",
+              "full": "k' ∈ {3, 4, 6}, 2 warm + 4 random starts"},
+    notes=[("The rescaling $gamma |-> (gamma W_i, W_j \\/ gamma)$ keeps every margin $y_i N(x_i)$, so the proof of Lemma 14 applies "
+            "verbatim, at every local optimum.")],
+)
+def check_lem15(ctx: Context) -> None:
+    teacher, X, y, B = one_class_instance()
+    found = candidates(ctx, teacher, X, y, ctx.pick(quick=(3, 4), full=(3, 4, 6)), ctx.pick(quick=1, full=2),
+                       ctx.pick(quick=2, full=4), "one")
+    balance_evidence(ctx, "margin", found, X, y, B, teacher.depth, construction("margin", exact_teacher(), 3),
+                     np.array(PYTHAGOREAN_INPUTS, dtype=object))
+
+
+@claim(
+    id="rank.thm5.final",
+    ref="App. E, Eq. (21) and the display after it",
+    kind="equation",
+    title="Balanced layers of Frobenius norm at most the bound of Eq. (21) and mean spectral norm at least 1",
+    statement=("For a balanced optimum, $(B^*)^2 <= 2 (2\\/B^2)^(-k\\/k') (k'+1)\\/k'$ (Eq. (21)); and for "
+               "$norm(x_i) <= 1$, $1 <= y_i N^*(x_i) <= abs(N^*(x_i)) <= product_l norm(W_l^*)_sigma <= "
+               "(1/k' sum_l norm(W_l^*)_sigma)^(k')$, hence Eq. (7)."),
+    hypotheses=["$theta^*$ balanced (Lemma 15) with $norm(theta^*)^2$ bounded by Eq. (20)", "some $norm(x_i) <= 1$, $abs(y_i) = 1$"],
+    expected="certified",
+    profiles={"quick": "symbolic final algebra; ReLU-Lipschitz and AM–GM chain on 2000 random networks",
+              "full": "20000 random networks"},
+)
+def check_thm5_final(ctx: Context) -> None:
+    final_step_evidence(ctx, "margin", ctx.pick(quick=2000, full=20000))
+
+
+@claim(
+    id="rank.rem.sec5",
+    ref="Sec. 5, after Thm. 5",
+    kind="remark",
+    title="Vanishing exponential loss forces the parameter norm to infinity; the rank surrogate is scale-free",
+    statement=("For the exponential or logistic loss, $L(theta(t)) -> 0$ implies $norm(theta(t)) -> infinity$ "
+               "(indeed $norm(theta)^2 >= k (ell^(-1)(L) \\/ max_i norm(x_i))^(2\\/k)$), and "
+               "$norm(c W)_sigma \\/ norm(c W)_F = norm(W)_sigma \\/ norm(W)_F$ for $c > 0$."),
+    hypotheses=["exponentially tailed loss", "bias-free ReLU network of depth k"],
+    expected="confirmed",
+    profiles={"quick": "one gradient flow on the exponential loss (log clock, t ≤ 1e40); the norm lower bound at "
+                       "every checkpoint and the growth of ‖θ‖ (finite-time proxy); square-loss flow as control"},
+    notes=[("The lower bound follows from $min_i q_i >= -log L$ (each term of the sum is at most $L$) and "
+            "$abs(N(x)) <= norm(x) product_l norm(W_l)_sigma <= norm(x) (norm(theta)^2 \\/ k)^(k\\/2)$ (AM–GM).")],
+)
+def check_sec5(ctx: Context) -> None:
+    c = sympy.Symbol("c", positive=True)
+    spectral, frobenius = sympy.symbols("s f", positive=True)
+    invariant = is_identically_zero((c * spectral) / (c * frobenius) - spectral / frobenius)
+    ctx.support("σ/F is scale-free", "symbolic", invariant.proved,
+                f"‖cW‖σ = c‖W‖σ and ‖cW‖F = c‖W‖F for c > 0, so the ratio cancels c: {invariant.description}")
+
+    teacher, X, y, _ = one_class_instance()
+    net = student(2, STUDENT_WIDTH, FLOW_DEPTH)
+    run = exponential_flow(ctx, teacher, X, y, net)
+    objective = Objective(net, X, y, "exponential")
+    log_losses = np.array([float(objective.log_value(th)) for th in run.theta])
+    norms = np.linalg.norm(run.theta, axis=1)
+    radius = float(np.max(np.linalg.norm(X, axis=1)))
+    positive = log_losses < 0  # the bound is informative once L < 1
+    lower = FLOW_DEPTH * (-log_losses[positive] / radius) ** (2 / FLOW_DEPTH)
+    growth = norms[-1] / norms[len(norms) // 2] - 1
+    ctx.support("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) and ‖θ(t)‖ grows (finite-time proxy)", "trend",
+                run.status is FlowStatus.COMPLETED and bool(np.all(norms[positive] ** 2 >= lower))
+                and growth_test(norms),
+                f"exponential loss to t = {run.t[-1]:.0e}: log L falls to {log_losses[-1]:.1f}; the lower bound holds "
+                f"at all {int(positive.sum())} checkpoints with L < 1; ‖θ‖ increases monotonically "
+                f"({norms[0]:.2f} → {norms[-1]:.2f}), by {growth:.1%} over the second half of the log-time grid",
+                {"final_log_loss": log_losses[-1], "final_norm": norms[-1], "final_lower_bound": float(lower[-1]),
+                 "growth_second_half": growth},
+                plot=line("Sec. 5: norm growth under the exponential loss",
+                          {"‖θ(t)‖²": (run.t[positive], norms[positive] ** 2),
+                           "k(−log L/max‖x‖)^(2/k)": (run.t[positive], lower)},
+                          xlabel="t", xscale="log"))
+
+    square = gradient_descent(Objective(net, X, y[:, None], "square"), run.theta[0], SQUARE_STEPS, SQUARE_STEP_SIZE,
+                              record_every=SQUARE_STEPS // 8)
+    square_norms = np.linalg.norm(square.theta, axis=1)
+    decrease = float(square.loss[-1] / square.loss[0])
+    ctx.control("square loss instead", decrease < 1e-4 and not growth_test(square_norms),
+                f"GD on the square loss (targets y_i) from the same start drives the loss down by {decrease:.1e}, but "
+                f"the same growth test fails: ‖θ‖ goes {square_norms[0]:.3f} → {square_norms[len(square_norms) // 2]:.3f}"
+                f" → {square_norms[-1]:.3f}", {"loss_decrease": decrease, "final_norm": square_norms[-1]})
+
+
+def growth_test(norms: np.ndarray) -> bool:
+    """The finite-time proxy for ‖θ(t)‖ → ∞: monotone increase and > 5% growth over the second half of the grid."""
+    return is_monotone(norms, "increasing") and norms[-1] / norms[len(norms) // 2] - 1 > 0.05
