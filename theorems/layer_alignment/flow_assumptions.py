@@ -350,7 +350,7 @@ def check_def_D(ctx: Context) -> None:
     title="W_1(0) = 0 with a nonzero product of the other layers satisfies Assumption 2",
     statement=("If $W_1(0) = 0$ and $W_L (0) dots.c W_2(0) != 0$ then $R(W(0)) = ell(0)$ and "
                "$partial R slash partial W_1 = ell'(0) (W_L (0) dots.c W_2(0))^T macron(z)^T != 0$ with "
-               "$macron(z) = 1/n sum_i z_i$, because $angle.l macron(z), macron(u) angle.r >= gamma > 0$."),
+               "$macron(z) = 1/n sum_i z_i$, because $chevron.l macron(z), macron(u) chevron.r >= gamma > 0$."),
     hypotheses=["Assumption 1", "linearly separable data"],
     expected="certified",
     profiles={"quick": "sympy gradient at W_1 = 0 (generic loss); exact ⟨z̄, ū⟩ ≥ γ on DS2, DS3; 40 random "
@@ -428,7 +428,7 @@ def exponential_integral_solution(s0: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
     ref="App. A, second paragraph",
     kind="construction",
     title="With R(W(0)) > ℓ(0) gradient flow can fail to minimize the risk",
-    statement=("Two layers $w_1, w_2 in RR^m$, one data point $z = 1$ and $R = exp(-angle.l w_1, w_2 angle.r)$: if "
+    statement=("Two layers $w_1, w_2 in RR^m$, one data point $z = 1$ and $R = exp(-chevron.l w_1, w_2 chevron.r)$: if "
                "$w_1(0) = -w_2(0) != 0$ then $R(W(0)) = e^(norm(w_1(0))^2) > e^0$, and for all $t$, "
                "$w_1(t) = -w_2(t)$ and $R(W(t)) >= e^0 > 0$. Exactly, $s = norm(w_1)^2$ solves "
                "$E_1(s(t)) = E_1(s(0)) + 2 t$, so $s -> 0$ and the flow converges to the saddle $W = 0$."),

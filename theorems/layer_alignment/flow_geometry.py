@@ -53,7 +53,7 @@ def sampled_support_radius(data: Dataset, svm: MaxMargin, rng: np.random.Generat
     kind="lemma",
     title="Projected support vectors surround the origin",
     statement=("Under Assumption 3, for data drawn from a density, with probability one "
-               "$theta := min_(xi perp macron(u), norm(xi) = 1) max_(i in S) angle.l xi, z_i angle.r > 0$: the "
+               "$theta := min_(xi perp macron(u), norm(xi) = 1) max_(i in S) chevron.l xi, z_i chevron.r > 0$: the "
                "support vectors projected onto the orthogonal complement of $macron(u)$ surround the origin."),
     hypotheses=["Assumption 3 (support vectors span $RR^d$)", "data sampled from a density (almost all data)",
                 "$d >= 2$"],
@@ -185,8 +185,8 @@ def _lemma4_datasets(ctx: Context) -> list[Dataset]:
     kind="lemma",
     title="Far from the max-margin direction the gradient pushes back",
     statement=("Under Assumption 3, for almost all data, $ell in {ell_exp, ell_log}$ and every $w in RR^d$ with "
-               "$angle.l w, macron(u) angle.r >= 0$ and $norm(Pi_perp w) >= K$, where $K_exp = (1 + ln n) slash "
-               "theta$ and $K_log = 2 n slash (e theta)$: $angle.l Pi_perp w, nabla R(w) angle.r >= 0$."),
+               "$chevron.l w, macron(u) chevron.r >= 0$ and $norm(Pi_perp w) >= K$, where $K_exp = (1 + ln n) slash "
+               "theta$ and $K_log = 2 n slash (e theta)$: $chevron.l Pi_perp w, nabla R(w) chevron.r >= 0$."),
     hypotheses=["Assumption 3", "almost all data ($theta > 0$, Lemma 3)", "exponential or logistic loss"],
     expected="confirmed",
     profiles={"quick": "DS2, DS3 and 2 random data sets × 2 losses: 20000 random points beyond K, the proof's "

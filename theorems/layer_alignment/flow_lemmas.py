@@ -372,9 +372,9 @@ def _random_labels(rng: np.random.Generator, n: int, d: int) -> Dataset:
     kind="lemma",
     title="Nonasymptotic rank-one and alignment bounds for gradient flow",
     statement=("Along gradient flow, for every layer $norm(W_k)_F^2 - norm(W_k)_2^2 <= D$, and for $k < L$ "
-               "$angle.l v_(k+1), u_k angle.r^2 >= 1 - (D + norm(W_(k+1)(0))_2^2 + norm(W_k (0))_2^2) slash "
+               "$chevron.l v_(k+1), u_k chevron.r^2 >= 1 - (D + norm(W_(k+1)(0))_2^2 + norm(W_k (0))_2^2) slash "
                "norm(W_(k+1))_2^2$; if $max_k norm(W_k)_F -> oo$ then "
-               "$abs(angle.l w_\"prod\" slash product_k norm(W_k)_F, v_1 angle.r) -> 1$."),
+               "$|chevron.l w_\"prod\" slash product_k norm(W_k)_F, v_1 chevron.r| -> 1$."),
     hypotheses=["deep linear network with $d_L = 1$", ("gradient flow of any risk of the end-to-end map "
                 "(no separability or loss assumption is used for the two bounds)")],
     expected="confirmed",
@@ -549,9 +549,9 @@ EQ20_TOLERANCE = 1e-6
     ref="Eqs. (20), (21), Sec. 2.2 and proof of Theorem 2 (App. B)",
     kind="equation",
     title="Norm dynamics of the first layer, as printed",
-    statement=("As printed: $d/(d t) norm(W_1)_F^2 = angle.l W_1, (d W_1)/(d t) angle.r = -angle.l w_\"prod\", "
-               "nabla R(w_\"prod\") angle.r$ and $d/(d t) norm(Pi_perp W_1)_F^2 = -angle.l Pi_perp w_\"prod\", "
-               "nabla R(w_\"prod\") angle.r$, with $Pi_perp$ the projection onto the orthogonal complement of "
+    statement=("As printed: $d/(d t) norm(W_1)_F^2 = chevron.l W_1, (d W_1)/(d t) chevron.r = -chevron.l w_\"prod\", "
+               "nabla R(w_\"prod\") chevron.r$ and $d/(d t) norm(Pi_perp W_1)_F^2 = -chevron.l Pi_perp w_\"prod\", "
+               "nabla R(w_\"prod\") chevron.r$, with $Pi_perp$ the projection onto the orthogonal complement of "
                "$macron(u)$."),
     hypotheses=["deep linear network, gradient flow", "any risk of the end-to-end map"],
     expected="refuted",
@@ -583,10 +583,10 @@ def check_eq20(ctx: Context) -> None:
     ref="Eqs. (20), (21), corrected",
     kind="equation",
     title="Norm dynamics of the first layer, with the factor 2",
-    statement=("Along gradient flow $d/(d t) norm(W_1)_F^2 = 2 angle.l W_1, (d W_1)/(d t) angle.r = "
-               "-2 angle.l w_\"prod\", nabla R(w_\"prod\") angle.r$ and $d/(d t) norm(Pi_perp W_1)_F^2 = "
-               "-2 angle.l Pi_perp w_\"prod\", nabla R(w_\"prod\") angle.r$; in particular $norm(W_1)_F$ is "
-               "nondecreasing while every margin $angle.l w_\"prod\", z_i angle.r$ is nonnegative."),
+    statement=("Along gradient flow $d/(d t) norm(W_1)_F^2 = 2 chevron.l W_1, (d W_1)/(d t) chevron.r = "
+               "-2 chevron.l w_\"prod\", nabla R(w_\"prod\") chevron.r$ and $d/(d t) norm(Pi_perp W_1)_F^2 = "
+               "-2 chevron.l Pi_perp w_\"prod\", nabla R(w_\"prod\") chevron.r$; in particular $norm(W_1)_F$ is "
+               "nondecreasing while every margin $chevron.l w_\"prod\", z_i chevron.r$ is nonnegative."),
     hypotheses=["deep linear network, gradient flow", "any risk of the end-to-end map"],
     expected="certified",
     corrects="align.eq20",

@@ -139,8 +139,8 @@ def _theorem1_settings(ctx: Context) -> list[Setting]:
     title="Gradient flow: risk to zero, norms to infinity, rank-one layers, adjacent alignment",
     statement=("Under Assumptions 1 and 2 on linearly separable data, gradient flow gives $R(W(t)) -> 0$, "
                "$norm(W_k)_F -> oo$ for every $k$, $norm(W_k slash norm(W_k)_F - u_k v_k^T)_F -> 0$ for every $k$, "
-               "$abs(angle.l v_(k+1), u_k angle.r) -> 1$ for every $k < L$, and hence "
-               "$abs(angle.l w_\"prod\" slash product_k norm(W_k)_F, v_1 angle.r) -> 1$ and "
+               "$|chevron.l v_(k+1), u_k chevron.r| -> 1$ for every $k < L$, and hence "
+               "$|chevron.l w_\"prod\" slash product_k norm(W_k)_F, v_1 chevron.r| -> 1$ and "
                "$norm(w_\"prod\") -> oo$."),
     hypotheses=["Assumption 1 (any such loss: exponential, logistic, polynomial tail)", "Assumption 2",
                 "linearly separable data with $norm(x_i) <= 1$"],
@@ -262,7 +262,7 @@ def _theorem2_datasets(ctx: Context) -> list[Dataset]:
     kind="theorem",
     title="Gradient flow with exponential or logistic loss: the first layer and w_prod align with ū",
     statement=("Under Assumptions 2 and 3, for almost all data and $ell in {ell_exp, ell_log}$, gradient flow gives "
-               "$abs(angle.l v_1, macron(u) angle.r) -> 1$ for the top right singular vector $v_1$ of $W_1$, and "
+               "$|chevron.l v_1, macron(u) chevron.r| -> 1$ for the top right singular vector $v_1$ of $W_1$, and "
                "$w_\"prod\" slash product_k norm(W_k)_F -> macron(u)$, the max-margin direction."),
     hypotheses=["Assumption 2", "Assumption 3", "almost all data (θ > 0, Lemma 3)", "exponential or logistic loss"],
     expected="confirmed",
@@ -366,7 +366,7 @@ def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tup
     ref="Proof of Theorem 1 (App. B) and Sec. 1.1",
     kind="lemma",
     title="Intermediate facts in the proof of Theorem 1, as printed",
-    statement=("(P1) If $R(W) >= epsilon$ then $angle.l nabla R(w_\"prod\"), macron(u) angle.r <= -M_epsilon gamma "
+    statement=("(P1) If $R(W) >= epsilon$ then $chevron.l nabla R(w_\"prod\"), macron(u) chevron.r <= -M_epsilon gamma "
                "slash n$ with $-M_epsilon = max{ell'(x) : ell^(-1)(n ell(0)) <= x <= ell^(-1)(epsilon slash n)}$. "
                "(P2) There is $C > 0$ such that $min_k norm(W_k)_F > C$ implies $norm(W_L dots.c W_2) >= "
                "product_(k=2)^L norm(W_k)_F slash 2 > C^L slash 2$. (P3) $norm(partial R slash partial W_1)_F = "
