@@ -10,7 +10,9 @@ Four clocks parametrize the same curve by a variable s; the real time t is exact
   ReLU unit dead); the flow then stops with status ``stationary``.
 
 For ``loss`` and ``arclength`` the state carries τ = log(1 + t) with dτ/ds = exp(−τ − log(ds/dt)), so nothing
-overflows; a terminal event stops the integration at τ = log(1 + t_end).
+overflows; a terminal event stops the integration at τ = log(1 + t_end). With ``t_end = inf`` these two clocks
+do not track t at all (recorded as nan) and the flow runs until a stop condition fires: this reaches margins far
+beyond log t = 709, where τ's equation, with Jacobian −dτ/ds, would also make every solver crawl.
 
 ReLU networks have a discontinuous vector field across the kinks w·x = 0. The curve is integrated one
 activation region at a time: a single terminal event min(sign·pre-activation) over the watched entries (those
@@ -53,6 +55,7 @@ class FlowStatus(str, Enum):
     STATIONARY = "stationary"  # ∇L = 0 (or L = 0) where the loss/arclength clock needs it nonzero
     SLIDING = "sliding"  # the flow slides along a kink, or chatters across kinks
     CROSSING_LIMIT = "crossing_limit"  # more kink crossings than allowed
+    EVALUATION_LIMIT = "evaluation_limit"  # more right-hand-side evaluations than allowed
     FAILED = "failed"  # the integrator failed
 
 
@@ -104,26 +107,36 @@ def activation_region(objective: Objective) -> Callable[[np.ndarray], np.ndarray
 
 def loss_below(objective: Objective, threshold: float) -> StopCondition:
     """Stop condition L(θ) < threshold (compared in log space, so thresholds below 1e-308 work)."""
-    log_threshold = np.log(threshold)
+    return log_loss_below(objective, float(np.log(threshold)))
+
+
+def log_loss_below(objective: Objective, log_threshold: float) -> StopCondition:
+    """Stop condition log L(θ) < log_threshold: e.g. −1e8, a loss no float can hold (margin losses)."""
     return lambda t, theta: float(objective.log_value(theta)) - log_threshold
 
 
+class _EvaluationLimit(Exception):
+    """Raised through ``solve_ivp`` when a flow has used up its evaluations."""
+
+
 class _Counter:
-    def __init__(self, fun: Callable[[float, np.ndarray], np.ndarray]) -> None:
-        self.fun, self.count = fun, 0
+    def __init__(self, fun: Callable[[float, np.ndarray], np.ndarray], limit: int) -> None:
+        self.fun, self.count, self.limit = fun, 0, limit
 
     def __call__(self, s: float, z: np.ndarray) -> np.ndarray:
         self.count += 1
+        if self.count > self.limit:
+            raise _EvaluationLimit
         return self.fun(s, z)
 
 
-def _tau(clock: Clock, s: np.ndarray | float, z: np.ndarray) -> np.ndarray | float:
-    """log(1 + t) at clock value(s) s with state(s) z (columns)."""
+def _tau(clock: Clock, s: np.ndarray | float, z: np.ndarray, track_time: bool = True) -> np.ndarray | float:
+    """log(1 + t) at clock value(s) s with state(s) z (columns); nan where t is not tracked."""
     if clock == "real":
         return np.log1p(s)
     if clock == "log":
         return s
-    return z[-1]
+    return z[-1] if track_time else np.nan
 
 
 def _terminal(fun: Callable[[float, np.ndarray], float]) -> Callable[[float, np.ndarray], float]:
@@ -139,8 +152,8 @@ class GradientFlow:
         self.region = activation_region(objective)
 
     # -- clocks ---------------------------------------------------------------------------------
-    def field(self, clock: Clock, s: float, z: np.ndarray) -> np.ndarray:
-        """dz/ds with z = θ, or z = (θ, τ = log(1 + t)) for the loss and arclength clocks.
+    def field(self, clock: Clock, s: float, z: np.ndarray, track_time: bool = True) -> np.ndarray:
+        """dz/ds with z = θ, or z = (θ, τ = log(1 + t)) for the loss and arclength clocks if ``track_time``.
 
         Where ∇L = 0 or L = 0 the loss/arclength field is undefined; it returns 0 there (the integrator then
         stands still, and :meth:`solve` reports ``stationary``).
@@ -149,6 +162,8 @@ class GradientFlow:
             return self.objective.descent(z)
         if clock == "log":
             return self.objective.descent(z, log_scale=s)
+        if not track_time:
+            return self._normalized_descent(clock, z)[0]
         direction, log_rate = self._normalized_descent(clock, z[:-1])
         if not np.isfinite(log_rate):
             return np.zeros_like(z)
@@ -180,6 +195,8 @@ class GradientFlow:
             return t_end
         if clock == "log":
             return float(np.log1p(t_end))
+        if not np.isfinite(t_end):
+            return np.inf  # untracked time: a stop condition ends the flow (and L(0) may underflow to 0)
         loss0 = float(self.objective.value(theta0))
         bound = loss0 * t_end if clock == "loss" else np.sqrt(loss0 * t_end)
         return 2.0 * bound + 1.0
@@ -222,30 +239,37 @@ class GradientFlow:
     # -- integration ----------------------------------------------------------------------------
     def solve(self, theta0: np.ndarray, t_end: float, *, clock: Clock = "real", method: str = "LSODA",
               rtol: float = 1e-10, atol: float = 1e-12, t_eval: Sequence[float] | np.ndarray | None = None,
-              stop: Sequence[StopCondition] = (), max_crossings: int = 10_000) -> Trajectory:
+              stop: Sequence[StopCondition] = (), max_crossings: int = 10_000,
+              max_evaluations: int = 1_000_000) -> Trajectory:
         """Integrate from θ(0) = ``theta0`` until real time ``t_end``, a stop condition, or a failure.
 
         ``t_eval``: increasing real times in [0, t_end] to record (default: every accepted step); the last row is
-        always where the flow stopped. ``method``: any ``solve_ivp`` method. LSODA (default) switches to BDF
-        where the flow turns stiff, as it does near a minimum of the square loss; DOP853 gives the most accuracy
-        per evaluation on non-stiff flows (margin losses on the log clock) but its error estimate misses its
-        stability limit there (checkpoints off by ~1e4·rtol). Explicit methods keep units parked at a kink
-        (w = 0) exactly at 0; implicit steps may move them by rounding.
+        always where the flow stopped. ``t_end = inf`` (loss and arclength clocks, with a stop condition): t is
+        not tracked and the flow ends only by a stop condition. ``method``: any ``solve_ivp`` method. LSODA
+        (default) switches to BDF where the flow turns stiff, as it does near a minimum of the square loss; DOP853
+        gives the most accuracy per evaluation on non-stiff flows (margin losses on the log clock) but its error
+        estimate misses its stability limit there (checkpoints off by ~1e4·rtol). Explicit methods keep units
+        parked at a kink (w = 0) exactly at 0; implicit steps may move them by rounding. ``max_evaluations``
+        bounds the cost: past it the flow ends with status ``evaluation_limit`` where its current region began.
         """
         if clock not in CLOCKS:
             raise ValueError(f"unknown clock {clock!r} (choose from {', '.join(CLOCKS)})")
         if not t_end > 0:
             raise ValueError("t_end must be positive")
+        implicit = clock in ("loss", "arclength")
+        track_time = bool(np.isfinite(t_end))
+        if not track_time and not (implicit and stop and t_eval is None):
+            raise ValueError("t_end = inf needs the loss or arclength clock, a stop condition and no t_eval")
         requested = None if t_eval is None else np.asarray(t_eval, dtype=float)
         if requested is not None and (np.any(np.diff(requested) <= 0) or requested[0] < 0 or requested[-1] > t_end):
             raise ValueError("t_eval must be increasing real times within [0, t_end]")
         theta0 = np.array(theta0, dtype=float)
         n = theta0.size
-        carries_time = clock in ("loss", "arclength")
+        carries_time = implicit and track_time
         s, z = 0.0, np.append(theta0, 0.0) if carries_time else theta0
         s_end, tau_end = self._clock_end(clock, theta0, t_end), float(np.log1p(t_end))
-        rhs = _Counter(lambda s_, z_: self.field(clock, s_, z_))
-        log = _Log(clock, requested)
+        rhs = _Counter(lambda s_, z_: self.field(clock, s_, z_, track_time), max_evaluations)
+        log = _Log(clock, requested, track_time)
         crossings: list[float] = []
 
         def finish(status: FlowStatus, message: str) -> Trajectory:
@@ -253,7 +277,7 @@ class GradientFlow:
             t, s_values, states = log.arrays()
             return Trajectory(t, states[:, :n], s_values, clock, rhs.count, np.array(crossings), status, message)
 
-        stop_events = [_terminal(lambda s_, z_, f=f: f(float(np.expm1(_tau(clock, s_, z_))), z_[:n]))
+        stop_events = [_terminal(lambda s_, z_, f=f: f(float(np.expm1(_tau(clock, s_, z_, track_time))), z_[:n]))
                        for f in stop]
         for index, event in enumerate(stop_events):
             if event(s, z) <= 0:
@@ -266,16 +290,21 @@ class GradientFlow:
             pattern = self._pattern(z)
         tiny_regions = 0
         while True:
-            if carries_time and rhs(s, z)[-1] == 0.0:  # dτ/ds = 0 only where the clock is undefined
+            undefined = rhs(s, z)[-1] == 0.0 if carries_time else implicit and not np.any(rhs(s, z))
+            if undefined:  # dτ/ds = 0 (untracked: the whole field is 0) only where the clock is undefined
                 what = "L" if clock == "loss" else "∇L"
                 return finish(FlowStatus.STATIONARY,
-                              f"{what} = 0 at t = {np.expm1(z[-1]):.6g}: the {clock} clock is undefined")
+                              f"{what} = 0 at s = {s:.6g}: the {clock} clock is undefined")
             kink_event = self._kink_event(pattern) if pattern is not None else None
             events = stop_events + ([end_event] if carries_time else []) + ([kink_event] if kink_event else [])
             log.start(s, z)
             s_start = s
-            sol = solve_ivp(rhs, (s, s_end), z, method=method, rtol=rtol, atol=atol, t_eval=log.segment_eval(s_end),
-                            events=events or None, dense_output=log.needs_dense_output)
+            try:
+                sol = solve_ivp(rhs, (s, s_end), z, method=method, rtol=rtol, atol=atol,
+                                t_eval=log.segment_eval(s_end), events=events or None,
+                                dense_output=log.needs_dense_output)
+            except _EvaluationLimit:  # the cost bound: the trajectory ends where the last region began
+                return finish(FlowStatus.EVALUATION_LIMIT, f"more than {max_evaluations} evaluations")
             if len(sol.t) == 0:  # solve_ivp leaves an empty list when no requested time was passed
                 sol.t, sol.y = np.zeros(0), np.zeros((z.size, 0))
             fired = next((i for i, ts in enumerate(sol.t_events or []) if len(ts)), None)
@@ -295,7 +324,7 @@ class GradientFlow:
             if events[fired] is end_event:
                 return finish(FlowStatus.COMPLETED, "reached t_end")
             # a kink: step into the new region and restart there
-            t_kink = float(np.expm1(_tau(clock, s, z)))
+            t_kink = float(np.expm1(_tau(clock, s, z, track_time)))
             s, z = self._step_off_kink(s, z, rhs(s, z), pattern)
             new_pattern = self._pattern(z)
             if not np.array_equal(new_pattern, pattern):
@@ -320,8 +349,8 @@ class _Log:
     by root finding on τ(s) of the segment's dense output.
     """
 
-    def __init__(self, clock: Clock, requested: np.ndarray | None) -> None:
-        self.clock, self.requested = clock, requested
+    def __init__(self, clock: Clock, requested: np.ndarray | None, track_time: bool = True) -> None:
+        self.clock, self.requested, self.track_time = clock, requested, track_time
         self.next = 0  # first requested time not yet recorded
         self.t: list[float] = []
         self.s: list[float] = []
@@ -334,7 +363,7 @@ class _Log:
     def _add(self, s: float, z: np.ndarray, t: float | None = None) -> None:
         self.s.append(float(s))
         self.z.append(np.array(z, dtype=float))
-        self.t.append(float(np.expm1(_tau(self.clock, s, z))) if t is None else float(t))
+        self.t.append(float(np.expm1(_tau(self.clock, s, z, self.track_time))) if t is None else float(t))
 
     def _add_requested(self, s: float, z: np.ndarray) -> None:
         self._add(s, z, self.requested[self.next])

@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from numerics import backend as B
-from numerics.flows import CLOCKS, FlowStatus, GradientFlow, activation_region, loss_below
+from numerics.flows import CLOCKS, FlowStatus, GradientFlow, activation_region, log_loss_below, loss_below
 from numerics.hp_ode import HPStatus, integrate
 from numerics.losses import Objective
 from numerics.networks import diagonal, fully_connected
@@ -188,6 +188,22 @@ def test_exponential_loss_margin_growth_to_1e12(clock: str, max_nfev: int) -> No
     assert traj.nfev < max_nfev
 
 
+@pytest.mark.parametrize("clock, max_nfev", [("loss", 800), ("arclength", 800)])
+def test_untracked_time_reaches_margins_beyond_log_t_709(clock: str, max_nfev: int) -> None:
+    # u = v = w on the balanced problem: loss clock w = w0·e^s, arclength clock w = w0 + s/√2; margin q = w²
+    objective = Objective(fully_connected([1, 1, 1], "linear"), np.ones((1, 1)), np.ones(1), "exponential")
+    w0, flow = 0.5, GradientFlow(objective)
+    theta, nfev = np.array([w0, w0]), 0
+    for margin in (1e3, 1e6, 1e12):
+        traj = flow.solve(theta, np.inf, clock=clock, method="DOP853", stop=[log_loss_below(objective, -margin)])
+        assert traj.status is FlowStatus.STOPPED and np.all(np.isnan(traj.t))
+        expected_s = np.log(np.sqrt(margin) / theta[0]) if clock == "loss" else np.sqrt(2) * (np.sqrt(margin) - theta[0])
+        assert traj.s[-1] == pytest.approx(expected_s, rel=1e-9)
+        np.testing.assert_allclose(traj.final, np.sqrt(margin), rtol=1e-9)
+        theta, nfev = traj.final, nfev + traj.nfev
+    assert nfev < max_nfev
+
+
 # -- (e) ReLU networks: kinks ---------------------------------------------------------------------------------
 def orthogonal_relu_problem() -> tuple[Objective, np.ndarray]:
     """2-3-1 ReLU net on x₁ = e₁, x₂ = e₂: unit 0 sees only x₁ (and dies), unit 1 only x₂, unit 2 has w = 0.
@@ -284,6 +300,15 @@ def test_crossing_limit() -> None:
     assert traj.status is FlowStatus.CROSSING_LIMIT and traj.n_crossings == 1
 
 
+def test_evaluation_limit_bounds_the_cost() -> None:
+    objective, theta0 = orthogonal_relu_problem()
+    full = GradientFlow(objective).solve(theta0, 5.0)
+    limit = full.nfev // 2
+    traj = GradientFlow(objective).solve(theta0, 5.0, max_evaluations=limit)
+    assert traj.status is FlowStatus.EVALUATION_LIMIT and traj.nfev == limit + 1
+    assert traj.t[-1] < full.t[-1]
+
+
 def test_arclength_clock_stops_where_every_unit_is_dead() -> None:
     objective, _ = sliding_problem()
     dead = np.array([-1.0, -1.0, 1.0])
@@ -349,3 +374,7 @@ def test_argument_checks() -> None:
         flow.solve(theta0, 1.0, t_eval=[0.5, 2.0])
     with pytest.raises(ValueError, match="t_end"):
         flow.solve(theta0, 0.0)
+    with pytest.raises(ValueError, match="t_end = inf"):
+        flow.solve(theta0, np.inf, clock="log", stop=[loss_below(objective, 1e-3)])
+    with pytest.raises(ValueError, match="t_end = inf"):
+        flow.solve(theta0, np.inf, clock="loss")

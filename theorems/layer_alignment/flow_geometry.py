@@ -20,7 +20,7 @@ from theorems.layer_alignment.common import (
     spans_space,
     support_radius,
 )
-from verify import Context, claim, histogram, line
+from verify import Context, claim, histogram, line, plain
 
 # -- align.lem3 -------------------------------------------------------------------------------------------------
 
@@ -193,9 +193,9 @@ def _lemma4_datasets(ctx: Context) -> list[Dataset]:
                        "intermediate bounds at 20000 points anywhere with ⟨w, ū⟩ ≥ 0, Nelder–Mead from 4 starts "
                        "on the region ‖Π_⊥w‖ ≥ K",
               "full": "as quick on 8 data sets with 100000 points and 40 starts", "paper": "as full"},
-    notes=["The threshold denominators θ are lost in the dump; they are forced by the proof's last lines.",
+    notes=plain("The threshold denominators θ are lost in the dump; they are forced by the proof's last lines.",
            ("K is loose (spec §4 E9): the tightness figure is the largest ‖Π_⊥w‖ at which a violation was found, "
-           "divided by K.")],
+           "divided by K.")),
 )
 def check_lem4(ctx: Context) -> None:
     samples = ctx.pick(20000, 100000)

@@ -37,7 +37,7 @@ from theorems.layer_alignment.common import (
     risk,
     run_flow,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 LONG_TIMES = log_spaced(1e-2, 1e12, 57)
 SLACK = 1e-9  # float64 allowance for inequalities asserted at checkpoints, relative to the size of their terms
@@ -558,10 +558,10 @@ EQ20_TOLERANCE = 1e-6
     corrected_by="align.eq20.corrected",
     profiles={"quick": "sympy Lie derivatives (generic loss, widths (2,2,2,1)); central differences along 3 flows",
               "full": "as quick with 6 flows", "paper": "as full"},
-    notes=[("The first equality drops the factor 2 of d‖W‖²/dt = 2⟨W, dW/dt⟩, so both printed rates are half the "
+    notes=plain(("The first equality drops the factor 2 of d‖W‖²/dt = 2⟨W, dW/dt⟩, so both printed rates are half the "
            "true ones. The dump could have lost a '2' (the fraction bars are gone); the statement is taken as the "
            "spec reconstructs it. Only the signs of (20)–(21) are used in the proof of Theorem 2, so the proof "
-           "is unaffected."), "Π_⊥W_1 is read as W_1 with its rows projected onto ū^⊥, i.e. W_1(I − ūūᵀ)."],
+           "is unaffected."), "Π_⊥W_1 is read as W_1 with its rows projected onto ū^⊥, i.e. W_1(I − ūūᵀ)."),
 )
 def check_eq20(ctx: Context) -> None:
     total, perp = _symbolic_rate_identities(1)

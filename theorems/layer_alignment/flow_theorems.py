@@ -40,7 +40,7 @@ from theorems.layer_alignment.common import (
 )
 from theorems.layer_alignment.flow_assumptions import app_a_counter_initialization
 from theorems.layer_alignment.flow_lemmas import lemma2_slacks
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 TIMES = log_spaced(1e-2, 1e12, 57)
 BURN_IN = 1e2  # the alignment quantities are monotone on the log grid from here on (finite-time proxy)
@@ -149,13 +149,13 @@ def _theorem1_settings(ctx: Context) -> list[Setting]:
                        "1–4; exponential, logistic and polynomial-tail losses; Gaussian, small, W_1(0) = 0 and "
                        "balanced inits; rate fit of the norms for the exponential tails",
               "full": "as quick with 6 random data sets (13 flows)", "paper": "as full"},
-    notes=[("Finite-time proxy: limits are checked by monotone approach on the log grid after t = 1e2 plus exact "
+    notes=plain(("Finite-time proxy: limits are checked by monotone approach on the log grid after t = 1e2 plus exact "
            "nonasymptotic bounds (Lemma 2) at every checkpoint; nothing here proves a limit."),
            ("Honest rates: with exponential tails ‖W_k‖_F grows like (ln t)^{1/L} (≈ 4 at t = 1e12 for L = 3), so "
            "1 − σ_k/‖W_k‖_F = O(D/‖W_k‖_F²) decays only like (ln t)^{−2/L}; no threshold such as σ/F > 0.999 is "
            "demanded. The rate check fits ‖W_L‖_F² ∝ (ln t)^p on t ∈ [1e4, 1e12] and asks p ∈ [0.5, 1.5]·2/L."),
            ("The dump loses norms and absolute values in the displayed limits; the reading follows Lemma 2 and the "
-           "abstract ('|v_(i+1)ᵀu_i| → 1').")],
+           "abstract ('|v_(i+1)ᵀu_i| → 1').")),
 )
 def check_thm1(ctx: Context) -> None:
     settings = _theorem1_settings(ctx)
@@ -270,13 +270,13 @@ def _theorem2_datasets(ctx: Context) -> list[Dataset]:
                        "checked) × exponential and logistic losses, widths (d,3,3,1); contrast runs: DSdeg (outside "
                        "'almost all data') and the polynomial-tail loss",
               "full": "as quick on 6 data sets (12 flows)", "paper": "as full"},
-    notes=[("Finite-time proxy: the angle to ū decays roughly like c/ln t, so at t = 1e12 it is still ~1e-2; the "
+    notes=plain(("Finite-time proxy: the angle to ū decays roughly like c/ln t, so at t = 1e12 it is still ~1e-2; the "
            "proxy asks for the proof's mechanism (‖Π_⊥W_1‖_F settling while ‖W_1‖_F grows) and a monotone decrease "
            "of the angle over the last four decades, never for a small final angle."),
            "ū comes from the exactly certified SVM (numerics.convex). Π_⊥W_1 = W_1(I − ūūᵀ).",
            ("Outside the theorem: on DSdeg (θ = 0) the angle still falls, but ‖Π_⊥W_1‖_F creeps up; with the "
            "polynomial-tail loss the direction settles away from ū (spec §4 E10, E11). Both are recorded as "
-           "contrasts; the polynomial tail is the negative control.")],
+           "contrasts; the polynomial tail is the negative control.")),
 )
 def check_thm2(ctx: Context) -> None:
     failures, finals, curves = [], {}, {}
@@ -378,9 +378,9 @@ def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tup
     profiles={"quick": "exact arithmetic for the printed step of (P2); a gradient flow from an equal-norm, "
                        "misaligned init satisfying Assumption 2 (DS2, logistic)",
               "full": "as quick", "paper": "as quick"},
-    notes=[("(P2) as printed: the last step ∏_{k=2}^L F_k/2 > C^L/2 has L − 1 factors on the left; it needs "
+    notes=plain(("(P2) as printed: the last step ∏_{k=2}^L F_k/2 > C^L/2 has L − 1 factors on the left; it needs "
            "C^{L−1}/2 (spec §4 E3). Only some positive constant is needed, so Theorem 1's proof is unaffected."),
-           "The dump shows 'Wk F · · · W2 F/2 > CL/2'; the first norm is read as ‖W_L‖_F [uncertain]."],
+           "The dump shows 'Wk F · · · W2 F/2 > CL/2'; the first norm is read as ‖W_L‖_F [uncertain]."),
 )
 def check_proof_facts(ctx: Context) -> None:
     C, depth = sympy.Rational(3), 3
@@ -520,9 +520,9 @@ def relu_gram_defect(net, objective: Objective, theta: np.ndarray) -> float:
     profiles={"quick": "symbolic identity on a fixed activation pattern (widths (2,2,2,1), generic loss); the rate "
                        "at 200 random points of ReLU networks (float64); the full Gram difference as control",
               "full": "as quick with 1000 points", "paper": "as full"},
-    notes=["A cited result (Du et al., 2018): the checks support it, the verdict is 'assumed'.",
+    notes=plain("A cited result (Du et al., 2018): the checks support it, the verdict is 'assumed'.",
            ("The rate vanishes because each layer enters the ReLU network positively homogeneously: "
-           "⟨W_k, ∂L/∂W_k⟩ = Σ_i ℓ'_i f(x_i) for every k; with σ'(0) = 0 this also holds on the kinks.")],
+           "⟨W_k, ∂L/∂W_k⟩ = Σ_i ℓ'_i f(x_i) for every k; with σ'(0) = 0 this also holds on the kinks.")),
 )
 def check_rw_du(ctx: Context) -> None:
     dims = (2, 2, 2, 1)
@@ -582,9 +582,9 @@ def naive_angle(a: np.ndarray, b: np.ndarray) -> float:
     profiles={"quick": "(i) 200 random matrices against 40-digit arithmetic; (ii) angles 1e-3 … 1e-12 against 50-digit "
                        "references; (iii) evaluations of one flow to t = 1e4 and to t = 1e12",
               "full": "as quick", "paper": "as quick"},
-    notes=[("Not a statement of the paper: the spec's list of numerical pitfalls (atan2 angles, log-time horizons, "
+    notes=plain(("Not a statement of the paper: the spec's list of numerical pitfalls (atan2 angles, log-time horizons, "
            "the rank-one identity), registered so that the conventions every other align.* check relies on are "
-           "themselves checked.")],
+           "themselves checked.")),
 )
 def check_testing(ctx: Context) -> None:
     worst = 0.0
