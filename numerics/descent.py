@@ -3,14 +3,19 @@
 * :func:`gradient_descent` runs any :class:`~numerics.losses.Objective` with a constant step or a pluggable
   step-size rule (a callable, possibly with state, such as :class:`GrowingBallStep`).
 * :func:`batched_gradient_descent` runs many independent initializations of one :class:`~numerics.networks.Network`
-  on the same data, the run index being a batch axis of every tensor (float64, CPU or CUDA).
+  on the same data, the run index being a batch axis: in float64 torch (CPU or CUDA), or for small fully-connected
+  networks in a kernel compiled for the architecture (:mod:`numerics.compiled_descent`, CPU), the fast path for
+  long runs of tiny networks. Both compute the same iterates up to rounding.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Literal
 
 import numpy as np
 
@@ -108,42 +113,97 @@ class BatchedDescentRun:
     theta: np.ndarray  # final iterates, runs × n_params
 
 
+Engine = Literal["torch", "compiled", "auto"]
+
+
+def checkpoint_steps(steps: int, record_every: int) -> list[int]:
+    """Steps at which the batched engines record the loss: 0, k, 2k, ... and the last one."""
+    return sorted(set(range(0, steps + 1, record_every)) | {steps})
+
+
+GPU_DRIVER_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg", "/dev/kfd")  # NVIDIA, WSL2, ROCm
+
+
 def default_device() -> str:
+    """``cuda`` when torch sees a GPU, else ``cpu``. On Linux without any GPU driver the answer is ``cpu`` without
+    importing torch (seconds, most of a small claim's time)."""
+    if "torch" not in sys.modules and sys.platform == "linux" and not any(map(os.path.exists, GPU_DRIVER_FILES)):
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def resolve_engine(objective: Objective, engine: Engine = "auto", device: str | None = None) -> tuple[str, str]:
+    """(engine, device) that :func:`batched_gradient_descent` will use.
+
+    ``auto``: the compiled kernel on the CPU where it supports the objective, else torch (on CUDA when available:
+    a GPU batches the runs; forked workers cannot use it, so one process drives it).
+    """
+    from numerics import compiled_descent
+
+    if device is None:  # the compiled engine alone does not need torch (its import takes seconds)
+        device = "cpu" if engine == "compiled" else default_device()
+    if engine == "auto":
+        engine = "compiled" if device == "cpu" and compiled_descent.supports(objective) else "torch"
+    if engine not in ("torch", "compiled"):
+        raise ValueError(f"unknown engine {engine!r} (choose from torch, compiled, auto)")
+    if engine == "compiled" and device != "cpu":
+        raise ValueError("the compiled engine runs on the CPU")
+    return engine, device
+
+
 def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: int,
                              step_size: float | np.ndarray, *, record_every: int = 1,
-                             device: str | None = None) -> BatchedDescentRun:
-    """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64 torch.
+                             device: str | None = None, engine: Engine = "torch") -> BatchedDescentRun:
+    """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64.
 
     ``objective`` gives the network, data and loss (its model must be a :class:`Network`); ``step_size`` is one
     constant or one per run. The losses are recorded at steps 0, k, 2k, ... and at the last step. ``device``
-    defaults to CUDA when available.
+    defaults to CUDA when available. ``engine``: ``torch`` (any network, CPU or CUDA), ``compiled`` (small
+    fully-connected networks, CPU; see :mod:`numerics.compiled_descent`) or ``auto`` (:func:`resolve_engine`).
     """
-    import torch
-
-    device = device or default_device()
     if not isinstance(objective.model, Network):
         raise TypeError("batched gradient descent needs a numerics.networks.Network")
+    engine, device = resolve_engine(objective, engine, device)
+    checkpoints = checkpoint_steps(steps, record_every)
+    if engine == "compiled":
+        return _compiled_descent(objective, theta0, checkpoints, step_size)
+    return _torch_descent(objective, theta0, checkpoints, step_size, device)
+
+
+def _compiled_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int],
+                      step_size: float | np.ndarray) -> BatchedDescentRun:
+    from numerics.compiled_descent import compiled_stepper
+
+    step = compiled_stepper(objective)
+    state = np.ascontiguousarray(np.asarray(theta0, dtype=float).T)  # parameters × runs: runs are the SIMD lanes
+    eta = np.broadcast_to(np.asarray(step_size, dtype=float), state.shape[1])
+    losses = [objective.value(state.T)]
+    for previous, t in zip(checkpoints, checkpoints[1:]):
+        step(state, t - previous, eta)
+        losses.append(objective.value(state.T))
+    return BatchedDescentRun(np.array(checkpoints), np.array(losses), state.T.copy())
+
+
+def _torch_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int], step_size: float | np.ndarray,
+                   device: str) -> BatchedDescentRun:
+    import torch
+
     as_tensor = partial(torch.as_tensor, dtype=torch.float64, device=device)
     batched = Objective(objective.model, as_tensor(np.asarray(objective.X, dtype=float)),
                         as_tensor(np.asarray(objective.Y, dtype=float)), objective.loss, objective.mean)
     theta = torch.tensor(np.asarray(theta0, dtype=float), device=device)
     eta = torch.as_tensor(np.asarray(step_size, dtype=float), device=device)
     eta = eta[:, None] if eta.ndim == 1 else eta
-    checkpoints = sorted(set(range(0, steps + 1, record_every)) | {steps})
+    steps = checkpoints[-1]
     losses = torch.empty((len(checkpoints), theta.shape[0]), dtype=theta.dtype, device=device)
     row = 0
     with torch.no_grad():
         for t in range(steps + 1):
-            checkpoint = t == checkpoints[row]
-            if checkpoint:
+            if t == checkpoints[row]:
                 losses[row] = batched.value(theta)
                 row += 1
-            descent = batched.descent(theta)
             if t < steps:
-                theta.add_(eta * descent)
+                theta.add_(eta * batched.descent(theta))
     return BatchedDescentRun(np.array(checkpoints), losses.cpu().numpy(), theta.cpu().numpy())

@@ -1,15 +1,25 @@
-"""Gradient descent: the quadratic case against (I − ηXᵀX)^t, batched torch runs against numpy runs, and the
-invariants of the growing-ball step-size rule."""
+"""Gradient descent: the quadratic case against (I − ηXᵀX)^t, batched runs (torch, and the compiled kernel) against
+numpy runs, and the invariants of the growing-ball step-size rule."""
 
 from __future__ import annotations
+
+import sys
+import time
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.descent import (GrowingBallStep, batched_gradient_descent, default_device, gradient_descent,
-                              max_layer_norm)
+from numerics import compiled_descent, descent
+from numerics.descent import (
+    GrowingBallStep,
+    batched_gradient_descent,
+    default_device,
+    gradient_descent,
+    max_layer_norm,
+    resolve_engine,
+)
 from numerics.losses import Objective
 from numerics.networks import circular_convolutional, diagonal, fully_connected
 from numerics.tensor_network import diagonal_tensor
@@ -114,14 +124,16 @@ def test_max_layer_norm_is_the_largest_frobenius_norm() -> None:
     assert max_layer_norm(model)(theta) == pytest.approx(max(np.linalg.norm(W1), np.linalg.norm(W2)))
 
 
-# -- batched torch runs ----------------------------------------------------------------------------------------
+# -- batched runs: torch and the compiled kernel ------------------------------------------------------------
+@pytest.mark.parametrize("engine", ["torch", "compiled"])
 @pytest.mark.parametrize("widths, loss, eta, steps, compared", [
     ([2, 3, 1], "logistic", 0.05, 10_000, 1),  # the long run: one numpy run checked, to keep the test short
     ([2, 3, 1], "exponential", 0.05, 1000, 2),
-    ([2, 2, 2], "square", 0.01, 1000, 2),
+    ([2, 2, 2], "square", 0.01, 10_000, 1),
     ([3, 2, 2, 1], "logistic", 0.1, 1000, 2),
 ])
-def test_batched_runs_match_numpy_runs(widths: list[int], loss: str, eta: float, steps: int, compared: int) -> None:
+def test_batched_runs_match_numpy_runs(widths: list[int], loss: str, eta: float, steps: int, compared: int,
+                                       engine: str) -> None:
     """Agreement to 1e-10 holds where GD is stable; near its stability edge (or bouncing across a kink) GD
     amplifies rounding differences and no two implementations agree for long."""
     rng = np.random.default_rng(4)
@@ -130,7 +142,8 @@ def test_batched_runs_match_numpy_runs(widths: list[int], loss: str, eta: float,
     Y = rng.standard_normal((6, widths[-1])) if loss == "square" else np.sign(rng.standard_normal(6))
     objective = Objective(model, X, Y, loss)
     theta0 = 0.5 * rng.standard_normal((2, model.n_params))
-    batched = batched_gradient_descent(objective, theta0, steps, eta, record_every=steps // 10, device="cpu")
+    batched = batched_gradient_descent(objective, theta0, steps, eta, record_every=steps // 10, device="cpu",
+                                       engine=engine)
     assert batched.steps.tolist() == list(range(0, steps + 1, steps // 10))
     assert batched.loss.shape == (11, 2) and batched.theta.shape == theta0.shape
     for run_index, start in enumerate(theta0[:compared]):
@@ -152,14 +165,17 @@ def test_batched_runs_handle_structured_layers(model) -> None:
         assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-12
 
 
-def test_batched_per_run_step_sizes_and_mean_loss() -> None:
+@pytest.mark.parametrize("engine", ["torch", "compiled"])
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_batched_per_run_step_sizes_and_mean_loss(engine: str, loss: str) -> None:
     rng = np.random.default_rng(5)
     model = fully_connected([2, 2, 1], "relu")
     X = rng.standard_normal((5, 2))
-    objective = Objective(model, X, np.sign(X[:, 1]), "logistic", mean=True)
+    Y = np.sign(X[:, 1]) if loss == "logistic" else X[:, :1] ** 2
+    objective = Objective(model, X, Y, loss, mean=True)
     theta0 = rng.standard_normal((3, model.n_params))
     etas = np.array([0.1, 0.2, 0.4])
-    batched = batched_gradient_descent(objective, theta0, 200, etas, record_every=50)
+    batched = batched_gradient_descent(objective, theta0, 200, etas, record_every=50, device="cpu", engine=engine)
     for run_index in range(3):
         single = gradient_descent(objective, theta0[run_index], 200, etas[run_index], record_every=50)
         assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-12
@@ -171,3 +187,78 @@ def test_batched_needs_a_network() -> None:
     with pytest.raises(TypeError, match="Network"):
         batched_gradient_descent(objective, np.ones((2, 4)), 10, 0.1)
     assert default_device() in ("cpu", "cuda")
+
+
+# -- the compiled kernel: its conventions, its reach, its speed ---------------------------------------------
+@pytest.mark.parametrize("slope_at_zero", [0.0, 0.5])
+def test_compiled_kernel_follows_the_slope_convention_at_kinks(slope_at_zero: float) -> None:
+    """Starts with exact zeros (a dead unit, a unit on a kink at every sample): σ'(0) decides whether it moves."""
+    model = fully_connected([2, 3, 2], "relu", relu_slope_at_zero=slope_at_zero)
+    X = np.array([[1.0, 0.5], [-0.5, 1.0], [0.25, -1.0]])
+    objective = Objective(model, X, np.eye(3)[:, :2], "square")
+    theta0 = 0.3 * np.random.default_rng(7).standard_normal((2, model.n_params))
+    theta0[:, 0:2] = 0.0  # unit 1: pre-activation 0 on every sample
+    batched = batched_gradient_descent(objective, theta0, 2000, 0.05, record_every=500, engine="compiled")
+    for run_index in range(2):
+        single = gradient_descent(objective, theta0[run_index], 2000, 0.05, record_every=500)
+        assert np.max(np.abs(single.final - batched.theta[run_index])) < 1e-12
+        assert np.max(np.abs(single.loss - batched.loss[:, run_index])) < 1e-12
+    assert np.any(batched.theta[:, 0:2] != 0.0) == (slope_at_zero > 0)
+
+
+def test_compiled_kernel_runs_linear_networks_and_is_independent_across_runs() -> None:
+    model = fully_connected([3, 2, 2, 1], "linear")
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((4, 3))
+    objective = Objective(model, X, np.sign(X[:, 0]), "exponential")
+    theta0 = 0.5 * rng.standard_normal((5, model.n_params))
+    together = batched_gradient_descent(objective, theta0, 3000, 0.02, record_every=3000, engine="compiled")
+    single = gradient_descent(objective, theta0[3], 3000, 0.02)
+    assert np.max(np.abs(single.final - together.theta[3])) < 1e-10
+    alone = batched_gradient_descent(objective, theta0[3:4], 3000, 0.02, record_every=3000, engine="compiled")
+    assert np.array_equal(alone.theta[0], together.theta[3])  # lanes do not interact: chunking changes no bit
+
+
+def test_default_device_skips_torch_without_a_gpu_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert default_device() == expected
+    if expected == "cuda" or sys.platform != "linux":
+        pytest.skip("the shortcut is for Linux machines without a GPU")
+    monkeypatch.delitem(sys.modules, "torch")  # as in a fresh process
+    monkeypatch.setattr(descent, "GPU_DRIVER_FILES", ())
+    assert default_device() == "cpu" and "torch" not in sys.modules
+
+
+def test_engine_resolution() -> None:
+    supported = Objective(fully_connected([2, 2, 1]), np.ones((3, 2)), np.ones(3), "logistic")
+    structured = Objective(diagonal(3, 3, "relu"), np.ones((2, 3)), np.ones(2), "logistic")
+    assert resolve_engine(supported, "auto", "cpu") == ("compiled", "cpu")
+    assert resolve_engine(structured, "auto", "cpu") == ("torch", "cpu")
+    assert resolve_engine(supported, "auto", "cuda") == ("torch", "cuda")
+    with pytest.raises(ValueError, match="CPU"):
+        resolve_engine(supported, "compiled", "cuda")
+    with pytest.raises(TypeError, match="Dense"):
+        batched_gradient_descent(structured, np.ones((2, 6)), 10, 0.1, engine="compiled")
+    wide = Objective(fully_connected([40, 40, 1]), np.ones((4, 40)), np.ones(4), "logistic")
+    assert not compiled_descent.supports(wide)  # 4·(2·1640 + 40) products per step: not a tiny network
+
+
+def test_compiled_kernel_is_much_faster_than_torch_on_tiny_networks() -> None:
+    """A cost bound, relative to the torch engine on the same machine (robust to its load): losing the SIMD
+    vectorization or the register-resident step would cost far more than the margin allowed here."""
+    model = fully_connected([2, 2, 2], "relu")
+    X = np.array([[1.0, 0.99], [-1.0, 0.99]]) / np.hypot(1.0, 0.99)
+    objective = Objective(model, X, np.eye(2), "square")
+    theta0 = 1e-2 * np.random.default_rng(9).standard_normal((64, model.n_params))
+    batched_gradient_descent(objective, theta0, 1, 1e-2, engine="compiled")  # compile or load the kernel
+
+    def seconds(engine: str, steps: int) -> float:
+        start = time.perf_counter()
+        batched_gradient_descent(objective, theta0, steps, 1e-2, record_every=steps, device="cpu", engine=engine)
+        return time.perf_counter() - start
+
+    per_step_torch = seconds("torch", 500) / 500
+    per_step_compiled = min(seconds("compiled", 20_000) for _ in range(3)) / 20_000
+    assert per_step_compiled * 20 < per_step_torch

@@ -195,12 +195,20 @@ class ClaimDefinitionError(ValueError):
 
 
 class Context:
-    """What a check sees: profile, seed, deterministic random streams, and the evidence recorder."""
+    """What a check sees: profile, seed, deterministic random streams, and the evidence recorder.
 
-    def __init__(self, claim_id: str, profile: Profile, seed: int) -> None:
+    Where the check's sweeps (:mod:`numerics.sweeps`) run: ``scheduler``, the address of a Dask distributed
+    scheduler, or None for local processes; ``device``, ``"cpu"`` or ``"cuda"`` for the batched engines, or None for
+    CUDA when available.
+    """
+
+    def __init__(self, claim_id: str, profile: Profile, seed: int, scheduler: str | None = None,
+                 device: str | None = None) -> None:
         self.claim_id = claim_id
         self.profile = profile
         self.seed = seed
+        self.scheduler = scheduler
+        self.device = device
         self.evidence: list[Evidence] = []
 
     # -- sizes and randomness -------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The ``verify`` command line: list, run and show claims, and render the PDF report.
+"""The ``verify`` command line: list, run and show claims, render the PDF report, and time the engines.
 
 Bad input (unknown id or paper, unreadable file) gives one line on stderr and exit status 2.
 """
@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, Claim, Profile, Verdict
 from verify.registry import UnknownClaimError, get, select
 from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_claims
@@ -91,10 +92,19 @@ def summary_table(run: RunResults) -> Table:
     return table
 
 
+def _check_device(device: str | None) -> None:
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: no CUDA device is available")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     claims = select(args.ids, args.paper)
     if not claims:
         raise UsageError("no claim matches the selection")
+    _check_device(args.device)
     console = _console(stderr=True)
     with Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=True,
@@ -104,7 +114,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         def advance(result: ClaimResult) -> None:
             progress.update(task, advance=1, description=f"{result.id}: {result.verdict.value}")
 
-        run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance)
+        run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance,
+                         scheduler=args.scheduler, device=args.device)
     ResultStore(args.store).save(run)
     if args.json:
         _write_json(args.json, run.to_json())
@@ -227,7 +238,33 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
+# -- bench --------------------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.names if name not in BENCHMARKS]
+    if unknown:
+        raise UsageError(f"unknown benchmark {unknown[0]!r} (choose from {', '.join(BENCHMARKS)})")
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    _check_device(args.device)
+    progress = _console(stderr=True)
+    report = run_benchmarks(args.names or list(BENCHMARKS), args.size, args.repeat, args.device,
+                            on_result=lambda r: progress.print(f"{r.name} done", soft_wrap=True))
+    if args.json:
+        _write_json(args.json, report)
+    console = _console()
+    if not console.is_terminal:  # a file or a pipe: one line per benchmark rather than 80 folded columns
+        console.width = 200
+    console.print(bench_table(report))
+    for line in statistics_lines(report):
+        console.print(f"[dim]{line}[/]", soft_wrap=True)
+    return EXIT_OK
+
+
 # -- wiring -------------------------------------------------------------------------------------------
+DEVICES = ("cpu", "cuda")
+DEVICE_HELP = "where the batched engines run (default: cuda when available, else cpu)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
     parser.add_argument("--store", default=None, help="result store folder (default .verify or $IBVERIFY_STORE)")
@@ -245,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", choices=[x.value for x in Profile], default=Profile.QUICK.value)
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims' sweeps on this Dask scheduler "
+                                                          "(e.g. tcp://host:8786; default: local processes)")
+    p.add_argument("--device", choices=DEVICES, help=DEVICE_HELP)
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-' for stdout)")
     p.add_argument("--report", metavar="FILE.pdf", help="also render the PDF report of this run")
     p.set_defaults(func=cmd_run)
@@ -263,6 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE.pdf", default="out/report.pdf", help="default out/report.pdf")
     p.add_argument("--from", dest="source", metavar="RESULTS.json", help="results file (default: latest stored run)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("bench", help="time ibverify's engines against plain baselines")
+    p.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(BENCHMARKS)} (default: all)")
+    p.add_argument("--size", choices=SIZES, default="reduced",
+                   help="tiny (CI), reduced (default) or paper (the papers' full protocols)")
+    p.add_argument("--repeat", type=int, default=1, help="time each side this many times and keep the minimum")
+    p.add_argument("--device", choices=DEVICES, help=DEVICE_HELP)
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

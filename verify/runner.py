@@ -68,9 +68,13 @@ class RunResults:
                           results=tuple(ClaimResult.from_json(r) for r in data["results"]))
 
 
-def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAULT_SEED) -> ClaimResult:
-    """Run one check; an exception becomes an error item (verdict inconclusive), never a crash."""
-    ctx = Context(claim.id, profile, seed)
+def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAULT_SEED,
+              scheduler: str | None = None, device: str | None = None) -> ClaimResult:
+    """Run one check; an exception becomes an error item (verdict inconclusive), never a crash.
+
+    ``scheduler`` (a Dask scheduler address) and ``device`` are handed to the check's sweeps (:class:`Context`).
+    """
+    ctx = Context(claim.id, profile, seed, scheduler, device)
     start = time.perf_counter()
     try:
         claim.check(ctx)
@@ -83,8 +87,8 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
                        claim.to_json())
 
 
-def _run_by_id(claim_id: str, profile: str, seed: int) -> ClaimResult:
-    return run_claim(get(claim_id), Profile(profile), seed)
+def _run_by_id(claim_id: str, profile: str, seed: int, scheduler: str | None, device: str | None) -> ClaimResult:
+    return run_claim(get(claim_id), Profile(profile), seed, scheduler, device)
 
 
 def _git_commit() -> str:
@@ -126,6 +130,8 @@ def run_claims(
     seed: int = DEFAULT_SEED,
     jobs: int = 1,
     on_result: Callable[[ClaimResult], None] | None = None,
+    scheduler: str | None = None,
+    device: str | None = None,
 ) -> RunResults:
     """Run claims (in a spawned process pool when jobs > 1); results keep the order of ``claims``."""
     info = provenance(profile, seed)
@@ -133,14 +139,14 @@ def run_claims(
     results: dict[str, ClaimResult] = {}
     if jobs <= 1:
         for item in claims:
-            results[item.id] = run_claim(item, profile, seed)
+            results[item.id] = run_claim(item, profile, seed, scheduler, device)
             if on_result:
                 on_result(results[item.id])
     else:
         os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
         context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {pool.submit(_run_by_id, c.id, profile.value, seed): c.id for c in claims}
+            futures = {pool.submit(_run_by_id, c.id, profile.value, seed, scheduler, device): c.id for c in claims}
             for future in as_completed(futures):
                 result = future.result()
                 results[result.id] = result

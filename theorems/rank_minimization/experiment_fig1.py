@@ -6,9 +6,10 @@ drawn uniformly from the circle of radius 1e-4. Full-batch GD, step 1e-4, 3·10�
 300); a run has converged when its final loss is below 1e-4. The paper reports 79 of 288 runs converged and a
 histogram (Fig. 1) of the stable ranks ‖W‖_F²/‖W‖_σ² of both layers over those runs, all bounded away from 1.
 
-:func:`run_fig1` is the experiment's core (engine: :func:`numerics.descent.batched_gradient_descent`, all runs
-in one float64 torch batch); the claim ``rank.exp.fig1`` runs it at the paper's protocol (profile ``paper``) or at
-the same horizon with a larger step (``quick``, ``full``).
+:func:`run_fig1` is the experiment's core: a sweep (:func:`numerics.sweeps.descent_sweep`) of float64 GD over the
+runs, in chunks on a local process pool or a Dask cluster, each chunk in the compiled kernel on the CPU
+(:mod:`numerics.compiled_descent`) or in one batched torch chunk on CUDA; the claim ``rank.exp.fig1`` runs it at the
+paper's protocol (profile ``paper``) or at the same horizon with a larger step (``quick``, ``full``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-from numerics.descent import batched_gradient_descent, default_device
+from numerics.descent import resolve_engine
 from numerics.losses import Objective
 from numerics.networks import Network, fully_connected
+from numerics.sweeps import descent_sweep
 from verify import Context, claim, histogram
 
 # -- the paper's protocol -------------------------------------------------------------------------------------
@@ -68,7 +70,7 @@ class Fig1Statistics:
     final_loss: np.ndarray  # per run
     singular_values: np.ndarray  # runs × 2 layers × 2, largest first
     seconds: float  # wall time of the descent
-    device: str
+    engine: str  # "compiled (cpu)" or "torch (cuda)"
 
     @property
     def runs(self) -> int:
@@ -93,19 +95,26 @@ class Fig1Statistics:
         return self.singular_values[..., 1] / self.singular_values[..., 0]
 
 
-def run_fig1(steps: int, step_size: float, runs: int, seed: int, device: str | None = None) -> Fig1Statistics:
-    """``runs`` independent GD runs of the Fig. 1 protocol with the given step count and step size."""
-    device = device or default_device()
+def run_fig1(steps: int, step_size: float, runs: int, seed: int, device: str | None = None,
+             scheduler: str | None = None, workers: int | None = None) -> Fig1Statistics:
+    """``runs`` independent GD runs of the Fig. 1 protocol with the given step count and step size.
+
+    The starts depend on ``seed`` only; the runs go through :func:`numerics.sweeps.descent_sweep` (the compiled
+    kernel on the CPU, torch on CUDA), on a Dask cluster if ``scheduler`` is given, else on ``workers`` local
+    processes.
+    """
     X, Y = fig1_data()
     net = fig1_network()
+    objective = Objective(net, X, Y, "square")
     theta0 = fig1_initialization(np.random.default_rng(seed), runs)
+    engine, device = resolve_engine(objective, "auto", device)
     start = time.perf_counter()
-    run = batched_gradient_descent(Objective(net, X, Y, "square"), theta0, steps, step_size, record_every=steps,
-                                   device=device)
+    run = descent_sweep(objective, theta0, steps, step_size, record_every=steps, engine=engine, device=device,
+                        scheduler=scheduler, workers=workers)
     seconds = time.perf_counter() - start
     layers = net.matrices(run.theta)  # each runs × 2 × 2
     singular_values = np.stack([np.linalg.svd(W, compute_uv=False) for W in layers], axis=1)
-    return Fig1Statistics(steps, step_size, run.loss[-1], singular_values, seconds, device)
+    return Fig1Statistics(steps, step_size, run.loss[-1], singular_values, seconds, f"{engine} ({device})")
 
 
 def binomial_p_value(count: int, runs: int, fraction: float) -> float:
@@ -137,9 +146,11 @@ def rank_one_zero_loss_layers() -> list[np.ndarray]:
                 "full-batch GD on $1/2 sum_i norm(N(x_i) - y_i)^2$, horizon $T = eta t = 300$", "converged: final loss < 1e-4"],
     expected="confirmed",
     profiles={
-        "quick": "288 runs, step 1e-2 for 3·10⁴ steps (same horizon T = 300), batched float64 torch",
+        "quick": "288 runs, step 1e-2 for 3·10⁴ steps (same horizon T = 300), float64 GD in the compiled kernel (CPU) "
+                 "or batched torch (CUDA)",
         "full": "1152 runs, step 1e-2 for 3·10⁴ steps",
-        "paper": "the paper's protocol: 288 runs, step 1e-4 for 3·10⁶ epochs (slow on CPU)",
+        "paper": "the paper's protocol: 288 runs, step 1e-4 for 3·10⁶ epochs (compiled kernel: seconds on one CPU "
+                 "core; on a Dask cluster with --scheduler)",
     },
     notes=[("The paper does not state the loss normalization; Eq. (1) (½Σ) is used, so step η for t epochs is "
             "gradient-flow time ηt. No run is slow: final losses are either < 1e-20 or at 0.5 / 1.0, so the "
@@ -155,11 +166,12 @@ def check_fig1(ctx: Context) -> None:
     steps = ctx.pick(quick=round(HORIZON / QUICK_STEP_SIZE), paper=PAPER_EPOCHS)
     step_size = ctx.pick(quick=QUICK_STEP_SIZE, paper=PAPER_STEP_SIZE)
     runs = ctx.pick(quick=PAPER_RUNS, full=FULL_RUNS, paper=PAPER_RUNS)
-    stats = run_fig1(steps, step_size, runs, seed=int(ctx.rng("initialization").integers(2**32)))
+    stats = run_fig1(steps, step_size, runs, seed=int(ctx.rng("initialization").integers(2**32)),
+                     device=ctx.device, scheduler=ctx.scheduler)
     converged = stats.converged
     paper_fraction = PAPER_CONVERGED / PAPER_RUNS
     protocol = {"runs": runs, "steps": steps, "step_size": step_size, "horizon": steps * step_size,
-                "seconds": stats.seconds, "device": stats.device}
+                "seconds": stats.seconds, "engine": stats.engine}
 
     # 1. the converged fraction, beside the paper's
     p_value = binomial_p_value(stats.converged_count, runs, paper_fraction)

@@ -23,7 +23,6 @@ from flint import arb, fmpq
 
 from numerics import backend as B
 from numerics import exact as E
-from numerics.descent import batched_gradient_descent
 from numerics.flows import FlowStatus, GradientFlow, Trajectory, loss_below
 from numerics.losses import Objective
 from numerics.metrics import angle
@@ -338,13 +337,6 @@ def flow_ends(data: TwoPoints, thetas: np.ndarray, t_end: float = 300.0, loss_to
                     np.array([float(objective.value(r.final)) for r in runs]),
                     np.array([r.n_crossings for r in runs]),
                     np.array([r.status is FlowStatus.SLIDING for r in runs]))
-
-
-def descent_final(data: TwoPoints, thetas: np.ndarray, t_end: float, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """Final iterates and losses of batched gradient descent with step ``step`` up to time t_end (a GF proxy)."""
-    steps = round(t_end / step)
-    run = batched_gradient_descent(data.objective, thetas, steps, step, record_every=steps)
-    return run.theta, run.loss[-1]
 
 
 def uniform_directions(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

@@ -20,6 +20,7 @@ from scipy.stats import binomtest
 
 from numerics import exact as E
 from numerics.certificates import certify_positive
+from numerics.sweeps import descent_sweep
 from numerics.symbolic import is_identically_zero
 from numerics.univariate import certified_sign
 from theorems.rank_minimization.two_point_common import (
@@ -30,7 +31,6 @@ from theorems.rank_minimization.two_point_common import (
     PatternModel,
     TwoPoints,
     construction_file_support,
-    descent_final,
     exact_rank,
     fixed_norm,
     flow_ends,
@@ -403,7 +403,8 @@ def check_thm3_corrected(ctx: Context) -> None:
     step, horizon = ctx.pick((STEP, HORIZON), (STEP, HORIZON), (5e-3, 200.0))
     rows, control_p, all_good, gd_gap, angles = [], [], True, 0.0, []
     for k, data in enumerate(datasets):
-        results = monte_carlo(ctx.rng(f"mc-{k}"), data, runs, step, horizon, LAWS)
+        results = monte_carlo(ctx.rng(f"mc-{k}"), data, runs, step, horizon, LAWS, scheduler=ctx.scheduler,
+                              device=ctx.device)
         for law, (event, private, final, start) in results.items():
             if k == 0:
                 angles += list(row_angle(unpack(final[event])[0]))
@@ -444,13 +445,24 @@ def spherical_norms(law: str, radius: float) -> NormSampler:
     return lambda rng, shape: radius * (rng.uniform(size=shape) >= LAWS[law])
 
 
+def swept_descent(data: TwoPoints, thetas: np.ndarray, horizon: float, step: float, *, scheduler: str | None = None,
+                  device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Final iterates and losses of GD with step ``step`` up to time ``horizon`` (a GF proxy) from every row of
+    ``thetas``: a sweep (:func:`numerics.sweeps.descent_sweep`) on ``device``, on local processes or on the Dask
+    cluster at ``scheduler``."""
+    steps = round(horizon / step)
+    run = descent_sweep(data.objective, thetas, steps, step, record_every=steps, device=device, scheduler=scheduler)
+    return run.theta, run.loss[-1]
+
+
 def monte_carlo(rng: np.random.Generator, data: TwoPoints, runs: int, step: float, horizon: float,
-                laws: dict[str, float], v_radius: float = 0.0) -> dict[str, tuple[np.ndarray, ...]]:
-    """For each law: (E at the end, start in S_1°×S_2° ∪ S_2°×S_1°, final θ, initial θ) of ``runs`` GD runs, all laws
-    in one batch; v_i(0) uniform on the circle of radius ``v_radius``."""
+                laws: dict[str, float], v_radius: float = 0.0,
+                scheduler: str | None = None, device: str | None = None) -> dict[str, tuple[np.ndarray, ...]]:
+    """For each law: (E at the end, start in S_1°×S_2° ∪ S_2°×S_1°, final θ, initial θ) of ``runs`` GD runs, all
+    laws in one sweep (:func:`swept_descent`); v_i(0) uniform on the circle of radius ``v_radius``."""
     radius = thm3_radius(data.phi)
     starts = [random_inits(rng, runs, spherical_norms(law, radius), fixed_norm(v_radius)) for law in laws]
-    final, loss = descent_final(data, np.concatenate(starts), horizon, step)
+    final, loss = swept_descent(data, np.concatenate(starts), horizon, step, scheduler=scheduler, device=device)
     event = thm3_event(final, loss, data.phi, LOSS_TOL)
     out = {}
     for k, (law, start) in enumerate(zip(laws, starts)):
@@ -528,7 +540,7 @@ def sec31_runs(ctx: Context, data: TwoPoints, stream: str, runs: int) -> tuple[n
     """(E at the end, one neuron per open sector, ... and v_iᵀy_j ≥ 0) for GD runs from the Sec. 3.1 initialization."""
     step, horizon = ctx.pick((STEP, HORIZON), (STEP, HORIZON), (5e-3, 100.0))
     start = random_inits(ctx.rng(stream), runs, fixed_norm(SEC31_RADIUS), fixed_norm(SEC31_RADIUS))
-    final, loss = descent_final(data, start, horizon, step)
+    final, loss = swept_descent(data, start, horizon, step, scheduler=ctx.scheduler, device=ctx.device)
     private = in_private_sectors(start, data.X)
     return thm3_event(final, loss, data.phi, LOSS_TOL), private, private & served_outputs_agree(start, data)
 

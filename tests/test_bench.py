@@ -1,0 +1,78 @@
+"""``verify bench`` at the tiny size: the command runs, its JSON has the figures, and baseline and ibverify agree.
+Timings are not asserted (benchmarks, not timed tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from numerics.descent import batched_gradient_descent
+from numerics.losses import Objective
+from theorems.rank_minimization.experiment_fig1 import fig1_data, fig1_initialization, fig1_network
+from verify.bench import numpy_fig1_descent
+from verify.cli import main
+
+FIELDS = {"name", "size", "workload", "baseline", "baseline_seconds", "ibverify_seconds", "ratio", "goal", "goal_met",
+          "statistics", "load_average"}
+
+
+def test_numpy_baseline_is_the_same_descent() -> None:
+    X, Y = fig1_data()
+    theta0 = 0.5 * fig1_initialization(np.random.default_rng(2), 6) / 1e-4  # radius 0.5: kinks are crossed
+    theta, loss = numpy_fig1_descent(theta0, 400, 0.05)
+    reference = batched_gradient_descent(Objective(fig1_network(), X, Y, "square"), theta0, 400, 0.05,
+                                         record_every=400, engine="compiled")
+    assert np.max(np.abs(theta - reference.theta)) < 1e-12 and np.max(np.abs(loss - reference.loss[-1])) < 1e-12
+
+
+def test_bench_fig1_and_gf_long(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "bench.json"
+    assert main(["bench", "fig1", "gf-long", "--size", "tiny", "--json", str(target)]) == 0
+    report = json.loads(target.read_text())
+    assert report["size"] == "tiny" and report["machine"]["cores"] >= 1 and report["machine"]["cpu"]
+    fig1, flow = report["results"]
+    assert set(fig1) == FIELDS and set(flow) == FIELDS
+    assert fig1["name"] == "fig1"
+    assert fig1["ratio"] == pytest.approx(fig1["baseline_seconds"] / fig1["ibverify_seconds"])
+    assert fig1["goal_met"] is None  # the 50× goal is stated at the paper's size
+    stats = fig1["statistics"]
+    assert stats["statistics_agree"] and stats["binomial_p_value"] >= 0.01
+    assert stats["baseline_converged"] == stats["ibverify_converged"] > 0 and stats["same_outcome_runs"] == 96
+    assert stats["engine"] == "compiled (cpu)"
+    assert flow["name"] == "gf-long" and flow["statistics"]["all_completed"] and flow["goal_met"] is not None
+    assert flow["statistics"]["max_relative_log_loss_difference"] < 1e-6  # log clock and real clock agree
+    out = capsys.readouterr().out
+    assert "verify bench --size tiny" in out and "fig1" in out and "gf-long" in out
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["fig2"], "unknown benchmark 'fig2'"),
+    (["fig1", "--repeat", "0"], "--repeat must be at least 1"),
+    (["--size", "huge"], "invalid choice: 'huge'"),
+])
+def test_bench_rejects_bad_input_in_one_line(arguments: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", *arguments]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cuda_is_refused_where_there_is_none(capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    assert main(["bench", "fig1", "--device", "cuda"]) == 2
+    assert capsys.readouterr().err.strip() == "verify: error: --device cuda: no CUDA device is available"
+
+
+@pytest.mark.slow  # ≈ 10 s: a `verify run` subprocess imports every claim module
+def test_bench_suite_quick(tmp_path: Path) -> None:
+    target = tmp_path / "bench.json"
+    assert main(["bench", "suite-quick", "--size", "tiny", "--json", str(target)]) == 0
+    (suite,) = json.loads(target.read_text())["results"]
+    assert suite["baseline_seconds"] is None and suite["ratio"] is None and suite["ibverify_seconds"] > 0
+    assert suite["statistics"]["claims"] == suite["statistics"]["as_expected"] == 1

@@ -1,0 +1,268 @@
+"""``verify bench``: ibverify's engines against plain baselines, measured side by side in one run.
+
+Benchmarks, not tests: their figures depend on the machine and its load (recorded with every result). CI runs them
+at ``--size tiny`` only, to prove that they work and that baseline and ibverify agree.
+
+* ``fig1``: paper 000's Fig. 1 (288 GD runs of a 2-2-2 ReLU network). Baseline: a plain vectorized numpy loop,
+  one sequence of array operations per step over all runs. ibverify: :func:`run_fig1` (a sweep over the compiled
+  kernel on the CPU, batched torch on CUDA). Same starts; the converged fractions are compared by a binomial test.
+  Below the paper's size the horizon T = 300 is kept with fewer, larger steps (the same statistics), and both times
+  are also given scaled to the paper's 3·10⁶ epochs (per-step costs do not depend on the step size; ibverify's
+  fixed cost, compiling or loading the kernel, is timed apart and not scaled).
+* ``gf-long``: gradient flow of a depth-3 linear network with the exponential loss to t = 1e12, on the log clock
+  (:mod:`numerics.flows`); baseline: the same flow on the real clock.
+* ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall time): every
+  claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from rich.table import Table
+
+Size = Literal["tiny", "reduced", "paper"]
+SIZES: tuple[Size, ...] = ("tiny", "reduced", "paper")
+BENCH_SEED = 20240601  # the starts of every benchmark
+SIGNIFICANCE = 0.01  # the statistics agree when a two-sided binomial test does not reject at this level
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    name: str
+    size: str
+    workload: str
+    baseline: str  # what the baseline computes ("" when the benchmark has none)
+    baseline_seconds: float | None  # minimum over the repeats
+    ibverify_seconds: float  # minimum over the repeats
+    goal: str
+    goal_met: bool | None  # None: the goal is stated for another size
+    statistics: dict[str, Any] = field(default_factory=dict)  # agreement of the two results, and what they computed
+    load_average: tuple[float, float] = (0.0, 0.0)  # 1-minute load before and after
+
+    @property
+    def ratio(self) -> float | None:
+        """Baseline time over ibverify's time."""
+        return None if self.baseline_seconds is None else self.baseline_seconds / self.ibverify_seconds
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "ratio": self.ratio}
+
+
+def _best_time(task: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """(minimum wall time over ``repeat`` calls, the last call's value)."""
+    best, value = np.inf, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = task()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+# -- fig1 --------------------------------------------------------------------------------------------------------
+FIG1_PROTOCOLS: dict[str, tuple[int, float, int]] = {  # size: (runs, step size, epochs); all at horizon T = 300
+    "tiny": (96, 3e-2, 10_000),
+    "reduced": (288, 1e-2, 30_000),
+    "paper": (288, 1e-4, 3_000_000),
+}
+
+
+def numpy_fig1_descent(theta0: np.ndarray, steps: int, step_size: float) -> tuple[np.ndarray, np.ndarray]:
+    """(final θ, final loss) of the Fig. 1 protocol as a plain vectorized numpy loop: per step, one sequence of
+    array operations over all runs (W, V: runs × 2 × 2; σ'(0) = 0)."""
+    from theorems.rank_minimization.experiment_fig1 import fig1_data
+
+    X, Y = fig1_data()
+    W = theta0[:, :4].reshape(-1, 2, 2).copy()  # rows w_i
+    V = theta0[:, 4:].reshape(-1, 2, 2).copy()  # V[:, o, i]
+    for _ in range(steps):
+        Z = W @ X.T  # runs × hidden × samples
+        active = Z > 0
+        H = Z * active
+        E = V @ H - Y.T  # residuals, one column per sample
+        grad_V = E @ H.transpose(0, 2, 1)
+        grad_W = ((V.transpose(0, 2, 1) @ E) * active) @ X
+        W -= step_size * grad_W
+        V -= step_size * grad_V
+    H = np.maximum(W @ X.T, 0.0)
+    loss = 0.5 * np.sum((V @ H - Y.T) ** 2, axis=(1, 2))
+    return np.concatenate([W.reshape(-1, 4), V.reshape(-1, 4)], axis=1), loss
+
+
+def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    from scipy.stats import binomtest
+
+    from theorems.rank_minimization.experiment_fig1 import (
+        CONVERGENCE_THRESHOLD,
+        PAPER_EPOCHS,
+        fig1_initialization,
+        run_fig1,
+    )
+
+    runs, step_size, epochs = FIG1_PROTOCOLS[size]
+    theta0 = fig1_initialization(np.random.default_rng(BENCH_SEED), runs)  # run_fig1's starts for this seed
+    load = os.getloadavg()[0]
+    baseline_seconds, (_, baseline_loss) = _best_time(lambda: numpy_fig1_descent(theta0, epochs, step_size), repeat)
+    # ibverify's fixed cost (compiling or loading the kernel, or starting CUDA) apart from the descent's, which
+    # alone grows with the epochs: their sum is a fresh process's time, and only the descent is scaled to the paper
+    setup_seconds, _ = _best_time(lambda: run_fig1(1, step_size, runs, BENCH_SEED, device), 1)
+    descent_seconds, stats = _best_time(lambda: run_fig1(epochs, step_size, runs, BENCH_SEED, device), repeat)
+    ibverify_seconds = setup_seconds + descent_seconds
+    baseline_converged = baseline_loss < CONVERGENCE_THRESHOLD
+    fraction = float(np.mean(baseline_converged))
+    p_value = float(binomtest(stats.converged_count, runs, fraction).pvalue)
+    ratio = baseline_seconds / ibverify_seconds
+    scale = PAPER_EPOCHS / epochs
+    return BenchResult(
+        "fig1", size, f"{runs} GD runs, step {step_size:g}, {epochs} epochs (T = {step_size * epochs:g})",
+        "numpy loop, one vectorized op sequence per step", baseline_seconds, ibverify_seconds,
+        "≥ 50× faster on the CPU at paper size, same statistics",
+        ratio >= 50 and p_value >= SIGNIFICANCE if size == "paper" and stats.engine.endswith("(cpu)") else None,
+        {"engine": stats.engine, "ibverify_setup_seconds": setup_seconds,
+         "baseline_seconds_scaled_to_paper_epochs": baseline_seconds * scale,
+         "ibverify_seconds_scaled_to_paper_epochs": setup_seconds + descent_seconds * scale,
+         "baseline_converged": int(baseline_converged.sum()),
+         "ibverify_converged": stats.converged_count, "binomial_p_value": p_value,
+         "statistics_agree": p_value >= SIGNIFICANCE,
+         "same_outcome_runs": int(np.sum(baseline_converged == stats.converged)),
+         "max_final_loss_difference": float(np.max(np.abs(baseline_loss - stats.final_loss)))},
+        (load, os.getloadavg()[0]))
+
+
+# -- gf-long -----------------------------------------------------------------------------------------------------
+GF_RUNS = {"tiny": 1, "reduced": 3, "paper": 10}
+GF_END = 1e12
+
+
+def bench_gf_long(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    """Per-run time of the log-clock flow (the device is not used: flows run in scipy on the CPU)."""
+    from numerics.flows import GradientFlow
+    from numerics.losses import Objective
+    from numerics.networks import fully_connected
+
+    rng = np.random.default_rng(BENCH_SEED)
+    X = rng.standard_normal((8, 3))
+    y = np.sign(X @ np.array([1.0, -0.5, 0.25]))
+    network = fully_connected([3, 3, 3, 1], "linear")
+    flow = GradientFlow(Objective(network, X, y, "exponential"))
+    starts = 0.5 * rng.standard_normal((GF_RUNS[size], network.n_params))
+
+    def solve_all(clock: str) -> list:
+        return [flow.solve(theta0, GF_END, clock=clock) for theta0 in starts]
+
+    load = os.getloadavg()[0]
+    log_seconds, log_runs = _best_time(lambda: solve_all("log"), repeat)
+    real_seconds, real_runs = _best_time(lambda: solve_all("real"), repeat)
+    log_loss = np.array([float(flow.objective.log_value(run.final)) for run in log_runs])
+    real_loss = np.array([float(flow.objective.log_value(run.final)) for run in real_runs])
+    per_run = log_seconds / len(starts)
+    return BenchResult(
+        "gf-long", size, f"{len(starts)} flows of a depth-3 linear net (3-3-3-1), exp loss, to t = {GF_END:g}",
+        "the same flows on the real clock (LSODA)", real_seconds, log_seconds, "< 1 s per run", per_run < 1.0,
+        {"seconds_per_run": per_run, "rhs_evaluations_per_run": float(np.mean([r.nfev for r in log_runs])),
+         "all_completed": all(r.status.value == "completed" for r in log_runs),
+         "final_log_loss": float(np.mean(log_loss)),
+         "max_relative_log_loss_difference": float(np.max(np.abs(log_loss - real_loss) / np.abs(real_loss)))},
+        (load, os.getloadavg()[0]))
+
+
+# -- suite-quick -------------------------------------------------------------------------------------------------
+SUITE_GOAL_SECONDS = 600.0  # the whole suite's
+SUITE_SELECTIONS: dict[str, tuple[list[str], int]] = {  # size: (`verify run` selection, workers)
+    "tiny": (["rank.exp.fig1"], 1),  # one claim: a pool would only add its start-up
+    "reduced": (["--paper", "rank"], 2),
+    "paper": ([], 2),
+}
+
+
+def bench_suite_quick(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    """The quick profile (of the claims :data:`SUITE_SELECTIONS` picks) in a subprocess with its own store."""
+    selection, jobs = SUITE_SELECTIONS[size]
+    with tempfile.TemporaryDirectory(prefix="ibverify-bench-") as folder:
+        results = Path(folder, "results.json")
+        command = [sys.executable, "-m", "verify.cli", "--store", folder, "run", *selection, "--profile", "quick",
+                   "--jobs", str(jobs), "--json", str(results), *(["--device", device] if device else [])]
+
+        def run_suite() -> dict[str, Any]:
+            done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+            if done.returncode not in (0, 1):  # 1: some verdict differs from the expected one, still a timing
+                raise RuntimeError(f"verify run failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+            return json.loads(results.read_text())
+
+        load = os.getloadavg()[0]
+        seconds, run = _best_time(run_suite, repeat)
+    as_expected = sum(r["verdict"] == r["expected"] for r in run["results"])
+    return BenchResult(
+        "suite-quick", size, " ".join(["verify run", *selection, "--profile quick", f"--jobs {jobs}",
+                                       f"({len(run['results'])} claims)"]), "", None, seconds,
+        f"≤ {SUITE_GOAL_SECONDS / 60:g} min on 2 cores (whole suite)",
+        seconds <= SUITE_GOAL_SECONDS if size == "paper" else None,
+        {"claims": len(run["results"]), "as_expected": as_expected,
+         "runner_wall_seconds": run["provenance"]["wall_seconds"]}, (load, os.getloadavg()[0]))
+
+
+BENCHMARKS: dict[str, Callable[[Size, int, str | None], BenchResult]] = {  # (size, repeat, device)
+    "fig1": bench_fig1, "gf-long": bench_gf_long, "suite-quick": bench_suite_quick}
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_benchmarks(names: Sequence[str], size: Size, repeat: int = 1, device: str | None = None,
+                   on_result: Callable[[BenchResult], None] | None = None) -> dict[str, Any]:
+    """The named benchmarks at one size, each side timed ``repeat`` times (minimum kept), with the machine;
+    ``device`` for the batched engines (default: CUDA when available).
+
+    Imports are done before timing (a process pays them once); compiling or loading a kernel is timed.
+    """
+    import numba  # noqa: F401
+    import torch  # noqa: F401
+
+    results = []
+    for name in names:
+        results.append(BENCHMARKS[name](size, repeat, device))
+        if on_result:
+            on_result(results[-1])
+    return {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "platform": platform.platform(),
+                        "python": platform.python_version()},
+            "size": size, "repeat": repeat, "results": [r.to_json() for r in results]}
+
+
+def bench_table(report: dict[str, Any]) -> Table:
+    machine = report["machine"]
+    table = Table(title=f"verify bench --size {report['size']} ({machine['cpu']}, {machine['cores']} cores)")
+    for column in ("benchmark", "workload", "baseline", "baseline s", "ibverify s", "ratio", "goal", "met"):
+        table.add_column(column, overflow="fold")
+    for r in report["results"]:
+        table.add_row(r["name"], r["workload"], r["baseline"] or "-",
+                      "-" if r["baseline_seconds"] is None else f"{r['baseline_seconds']:.2f}",
+                      f"{r['ibverify_seconds']:.2f}", "-" if r["ratio"] is None else f"{r['ratio']:.1f}×",
+                      r["goal"], {True: "[green]yes[/]", False: "[red]no[/]", None: "n/a"}[r["goal_met"]])
+    return table
+
+
+def statistics_lines(report: dict[str, Any]) -> list[str]:
+    """One line per benchmark: what both sides computed, how they agree, and the load while timing."""
+    lines = []
+    for r in report["results"]:
+        figures = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["statistics"].items())
+        lines.append(f"{r['name']}: {figures}; load {r['load_average'][0]:.1f} → {r['load_average'][1]:.1f}")
+    return lines
