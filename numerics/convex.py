@@ -367,3 +367,80 @@ def _verify(problem: ConvexProblem, beta: np.ndarray, alpha: np.ndarray) -> Cert
     return Certificate(beta, alpha, slacks, E.canonical([objective])[0], E.canonical([dual_objective])[0], gap,
                        norm, primal_feasible, dual_feasible, stationary, complementary,
                        E.sign(gap) == 0)
+
+
+# -- group norms (second-order cone programs) ------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class GroupNormReference:
+    """min Σ_g ‖B_g β‖₂ under margin or interpolation constraints, solved as a primal and as a dual SOCP.
+
+    No exact certificate: ``gap`` (primal minus dual optimal value, relative to max(1, primal)) and the
+    second solver's ``solution_gap`` are the evidence of optimality.
+    """
+
+    status: Literal["solved", "failed"]
+    message: str
+    solution: np.ndarray | None = None  # β
+    objective: float | None = None  # Σ_g ‖B_g β‖₂
+    dual_objective: float | None = None  # bᵀα at the dual optimum
+    gap: float = np.inf
+    solution_gap: float = np.inf  # max |β − β_second| / max(1, max |β|)
+    duals: np.ndarray | None = None  # α at the dual optimum
+    block_duals: np.ndarray | None = None  # ‖u_g‖₂ at the dual optimum: 1 on blocks with B_g β ≠ 0
+
+    @property
+    def margin(self) -> float:
+        """1 / norm: the normalized margin of a margin problem."""
+        return 1.0 / self.objective
+
+
+def complex_l1_blocks(C: np.ndarray) -> list[np.ndarray]:
+    """Blocks B_j = [Re C_j; Im C_j] with Σ_j ‖B_j β‖₂ = Σ_j |[Cβ]_j| = ‖Cβ‖₁ for real β."""
+    C = np.asarray(C, dtype=complex)
+    return [np.vstack([C[j].real, C[j].imag]) for j in range(C.shape[0])]
+
+
+def group_norm_problem(X: Any, y: Any, blocks: list[np.ndarray], constraint: Constraint = "margin"
+                       ) -> GroupNormReference:
+    """min Σ_g ‖B_g β‖₂ s.t. y_i⟨β, x_i⟩ ≥ 1 (``"margin"``) or Xβ = y (``"interpolation"``).
+
+    Dual: max bᵀα s.t. Aᵀα = Σ_g B_gᵀ u_g, ‖u_g‖₂ ≤ 1 (and α ≥ 0 for margins), with A = diag(y)X, b = 1 or
+    A = X, b = y. Solved with CLARABEL; the primal is re-solved with SCS for the cross-check.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    if constraint == "margin":
+        A, b = y[:, None] * X, np.ones(len(y))
+    else:
+        A, b = X, y
+    blocks = [np.atleast_2d(np.asarray(B_g, dtype=float)) for B_g in blocks]
+
+    def primal(solver: str) -> np.ndarray | str:
+        beta = cp.Variable(A.shape[1])
+        cost = sum(cp.norm(B_g @ beta, 2) for B_g in blocks)
+        feasible = A @ beta >= b if constraint == "margin" else A @ beta == b
+        problem = cp.Problem(cp.Minimize(cost), [feasible])
+        try:
+            problem.solve(solver=solver, **_SOLVER_OPTIONS[solver])
+        except (cp.error.SolverError, ValueError, ArithmeticError) as error:
+            return f"{solver} error: {error}"
+        return beta.value if problem.status == cp.OPTIMAL else f"{solver} status: {problem.status}"
+
+    beta = primal(PRIMARY_SOLVER)
+    if isinstance(beta, str):
+        return GroupNormReference("failed", beta)
+    alpha = cp.Variable(A.shape[0], nonneg=constraint == "margin")
+    u = [cp.Variable(B_g.shape[0]) for B_g in blocks]
+    dual = cp.Problem(cp.Maximize(b @ alpha), [A.T @ alpha == sum(B_g.T @ u_g for B_g, u_g in zip(blocks, u))]
+                      + [cp.norm(u_g, 2) <= 1 for u_g in u])
+    dual.solve(solver=PRIMARY_SOLVER, **_SOLVER_OPTIONS[PRIMARY_SOLVER])
+    if dual.status != cp.OPTIMAL:
+        return GroupNormReference("failed", f"dual {PRIMARY_SOLVER} status: {dual.status}")
+    objective = float(sum(np.linalg.norm(B_g @ beta) for B_g in blocks))
+    second = primal(FALLBACK_SOLVER)
+    solution_gap = np.inf if isinstance(second, str) else \
+        float(np.max(np.abs(beta - second)) / max(1.0, float(np.max(np.abs(beta)))))
+    gap = (objective - float(dual.value)) / max(1.0, objective)
+    return GroupNormReference("solved", f"primal–dual gap {gap:.1e}, {FALLBACK_SOLVER} solution gap {solution_gap:.1e}",
+                              np.asarray(beta, dtype=float), objective, float(dual.value), float(gap), solution_gap,
+                              np.asarray(alpha.value, dtype=float),
+                              np.array([float(np.linalg.norm(u_g.value)) for u_g in u]))

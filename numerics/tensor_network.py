@@ -70,10 +70,10 @@ class LinearTensorNetwork:
         lead = "z"
         modes = letters[: self.degree]
         operands, specs = [], []
-        for l, v in enumerate(vectors):
-            if l != free:
+        for ell, v in enumerate(vectors):
+            if ell != free:
                 operands.append(v)
-                specs.append(modes[l])
+                specs.append(modes[ell])
         out = lead + (modes[free] if free is not None else "")
         return B.einsum(f"{lead}{modes}," + ",".join(specs) + f"->{out}", tensor, *operands)
 
@@ -89,7 +89,7 @@ class LinearTensorNetwork:
         m = B.transpose(X) @ G[:, 0]  # Xᵀ G ∈ R^d
         tensor = self.data_tensor(m)[None]
         vectors = self.split(theta)
-        grads = [self._contract(tensor, vectors, l)[0] for l in range(self.degree)]
+        grads = [self._contract(tensor, vectors, ell)[0] for ell in range(self.degree)]
         if B.is_torch(grads[0]):
             import torch
 
@@ -131,9 +131,9 @@ def fully_connected_tensor(widths: Sequence[int]) -> LinearTensorNetwork:
     """
     widths = list(widths)
     depth = len(widths)
-    sizes = [widths[l] * widths[l + 1] for l in range(depth - 1)] + [widths[-1]]
+    sizes = [widths[ell] * widths[ell + 1] for ell in range(depth - 1)] + [widths[-1]]
     basis = np.zeros((widths[0], *sizes))
     for a in product(*(range(w) for w in widths)):
-        index = [a[l] + a[l + 1] * widths[l] for l in range(depth - 1)] + [a[-1]]
+        index = [a[ell] + a[ell + 1] * widths[ell] for ell in range(depth - 1)] + [a[-1]]
         basis[(a[0], *index)] = 1.0
     return LinearTensorNetwork(basis)

@@ -237,3 +237,50 @@ def test_cost_of_a_moderate_instance():
         ref = max_margin(X, y, norm=norm)
         assert ref.status == "certified", ref.message
         assert time.perf_counter() - start < 3.0
+
+
+# -- group norms (SOCP) ------------------------------------------------------------------------------------------
+def test_group_norm_with_one_block_is_the_l2_svm_and_with_coordinate_blocks_the_l1_margin():
+    X, y = separable_data(3, 8, 4)
+    for blocks, norm in (([np.eye(4)], "l2"), (list(np.eye(4)), "l1")):
+        ref, exact = convex.group_norm_problem(X, y, blocks), max_margin(X, y, norm=norm)
+        assert ref.status == "solved" and exact.status == "certified", (ref.message, exact.message)
+        np.testing.assert_allclose(ref.solution, exact.solution, atol=1e-6)
+        assert abs(ref.gap) < 1e-8 and ref.solution_gap < 1e-5
+        assert ref.margin == pytest.approx(exact.margin, rel=1e-8)
+
+
+def test_complex_l1_of_the_two_point_dft():
+    # F = [[1, 1], [1, −1]]/√2: ‖Fz‖₁ = √2 max(|z₁|, |z₂|); margins z₁ + 2z₂ ≥ 1, 3z₂ ≥ 1 give z = (1/3, 1/3)
+    F = np.array([[1.0, 1.0], [1.0, -1.0]], dtype=complex) / np.sqrt(2)
+    ref = convex.group_norm_problem(np.array([[1.0, 2.0], [0.0, -3.0]]), np.array([1.0, -1.0]),
+                                    convex.complex_l1_blocks(F))
+    np.testing.assert_allclose(ref.solution, [1 / 3, 1 / 3], atol=1e-8)
+    assert ref.objective == pytest.approx(np.sqrt(2) / 3, rel=1e-9) and abs(ref.gap) < 1e-9
+    # F z = (√2/3, 0): the dual attains Σα = √2/3 with ‖u_1‖ = 1 on the nonzero block and ‖u_2‖ ≤ 1
+    assert ref.duals.sum() == pytest.approx(np.sqrt(2) / 3, rel=1e-9) and np.all(ref.duals >= -1e-12)
+    assert ref.block_duals[0] == pytest.approx(1.0, abs=1e-8) and ref.block_duals[1] <= 1 + 1e-9
+
+
+def test_complex_l1_blocks_measure_moduli():
+    rng = np.random.default_rng(4)
+    C, z = rng.normal(size=(3, 5)) + 1j * rng.normal(size=(3, 5)), rng.normal(size=5)
+    blocks = convex.complex_l1_blocks(C)
+    assert sum(np.linalg.norm(B @ z) for B in blocks) == pytest.approx(np.abs(C @ z).sum(), rel=1e-14)
+
+
+def test_group_norm_interpolation_and_failures():
+    X, y = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]]), np.array([1.0, -1.0])
+    ref, exact = convex.group_norm_problem(X, y, list(np.eye(3)), "interpolation"), \
+        min_norm_interpolation(X, y, norm="l1")
+    np.testing.assert_allclose(ref.solution, exact.solution, atol=1e-7)
+    bad = convex.group_norm_problem(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.ones(2), [np.eye(2)])
+    assert bad.status == "failed" and bad.solution is None
+
+
+def test_group_norm_cost_of_a_moderate_instance():
+    X, y = separable_data(7, 40, 6)
+    start = time.perf_counter()
+    ref = convex.group_norm_problem(X, y, convex.complex_l1_blocks(np.fft.fft(np.eye(6)) / np.sqrt(6)))
+    assert ref.status == "solved" and abs(ref.gap) < 1e-8
+    assert time.perf_counter() - start < 3.0

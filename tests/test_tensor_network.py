@@ -34,7 +34,7 @@ def test_short_filter_encoding_matches_shifts():
 def test_fully_connected_encoding_column_major(widths):
     rng = np.random.default_rng(len(widths))
     tensor = fully_connected_tensor(widths)
-    mats = [rng.normal(size=(widths[l], widths[l + 1])) for l in range(len(widths) - 1)]
+    mats = [rng.normal(size=(widths[ell], widths[ell + 1])) for ell in range(len(widths) - 1)]
     w_last = rng.normal(size=widths[-1])
     theta = np.concatenate([m.ravel(order="F") for m in mats] + [w_last])
     X = rng.normal(size=(4, widths[0]))

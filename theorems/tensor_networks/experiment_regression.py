@@ -23,7 +23,7 @@ from numerics.tensor_network import (
 )
 from numerics.trends import is_monotone
 from theorems.tensor_networks.regression_oracles import flow_limit, two_layer_limit
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 X = np.array([[1.0, 2.0]])
 Y = np.array([1.0])
@@ -108,18 +108,18 @@ def spread(points: list[np.ndarray]) -> float:
                "$alpha in {0.01, 0.5, 1}$; networks started at the same $beta$ move differently, the limits depend "
                "less on the initial direction when $alpha$ is small, and they approach the minimum $ell_2$, $ell_1$ "
                "and DFT-domain $ell_1$ interpolants $[0.2, 0.4]$, $[0, 0.5]$, $[1\\/3, 1\\/3]$."),
-    hypotheses=["one data point, square loss", "Theorem 5's condition on the initial directions",
-                "hidden width 2 for the fully-connected network (unspecified in the paper)"],
+    hypotheses=plain("one data point, square loss", "Theorem 5's condition on the initial directions",
+                "hidden width 2 for the fully-connected network (unspecified in the paper)"),
     expected="confirmed",
     profiles={"quick": "2 random directions; GD (η = 1e-3, T = 5000) and gradient flow at α ∈ {1, 0.5, 0.01}",
               "full": "4 random directions, as quick",
               "paper": "4 random directions (the paper's scale), as full"},
-    notes=["The spec's id is 'exp.regression'; registered with the paper prefix as 'tensor.exp.regression'.",
+    notes=plain("The spec's id is 'exp.regression'; registered with the paper prefix as 'tensor.exp.regression'.",
            ("E14: the paper does not give the hidden width, the construction of the initial directions, or the "
            "seeds; ours are documented in experiment_regression.initial_directions. The paper's 0.33 is 1/3 "
            "rounded."),
            ("The paper judges accuracy visually; here GD's endpoint must lie within 2e-3 of the prediction (GD "
-           "discretization and the finite horizon), and the gradient flow's limit within 1e-9.")],
+           "discretization and the finite horizon), and the gradient flow's limit within 1e-9.")),
 )
 def check_regression_experiment(ctx: Context) -> None:
     refs = references()

@@ -31,7 +31,7 @@ from theorems.tensor_networks.regression_oracles import (
     symbolic_closed_form,
     time_of_q,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 LIMIT_TOLERANCE = 1e-8  # |β_GF − β*| / max(1, |β*|): LSODA at rtol 1e-12 over the whole flow, and the reference
 KKT_TOLERANCE = 1e-10  # primal stationarity and feasibility of the reference minimizer
@@ -74,14 +74,14 @@ def matches_blowup_integral(depth: int, formula: sympy.Expr) -> bool:
                "$q(0) = 0$ is continuous on a maximal interval of the form $(-c, c)$, $0 < c <= oo$, and "
                "$h_L = p^(L-1) q$ is odd and strictly increasing there, with $h_L -> plus.minus oo$ as "
                "$s -> plus.minus c$."),
-    hypotheses=["integer depth L ≥ 2", "initial values p(0) = 1, q(0) = 0"],
+    hypotheses=plain("integer depth L ≥ 2", "initial values p(0) = 1, q(0) = 0"),
     expected="certified",
     profiles={"quick": "symbolic: invariant p² − q² and dh/dq for symbolic L, closed forms L = 2, 3, 4, blow-up "
                        "integrals L = 2..7; numeric ODE solves L = 2..5",
               "full": "as quick with numeric ODE solves L = 2..8", "paper": "as full"},
-    notes=[("Not stated in the paper but immediate and used throughout: p² − q² ≡ 1, hence p = √(1 + q²) ≥ 1, "
+    notes=plain(("Not stated in the paper but immediate and used throughout: p² − q² ≡ 1, hence p = √(1 + q²) ≥ 1, "
            "q' = (1 + q²)^((L−1)/2), the time map s(q) = ∫_0^q (1 + u²)^(−(L−1)/2) du is an odd increasing "
-           "bijection of R onto (−c_L, c_L), and c_L = (√π/2) Γ((L−2)/2)/Γ((L−1)/2) (c_2 = ∞).")],
+           "bijection of R onto (−c_L, c_L), and c_L = (√π/2) Γ((L−2)/2)/Γ((L−1)/2) (c_2 = ∞).")),
 )
 def check_lemma_5_1(ctx: Context) -> None:
     L = sympy.Symbol("L", integer=True, positive=True)
@@ -220,17 +220,17 @@ def decomposable_instance(rng: np.random.Generator, depth: int, *, n: int = 2, d
                "$beta(Theta(t)) -> S^T rho^oo$ where $rho^oo$ is the unique minimizer of "
                "$Q_(L,alpha,macron(eta))(rho) = alpha^2 sum_j macron(eta)_j^2 H_L(rho_j \\/ (alpha^L "
                "|macron(eta)_j|^L))$ subject to $X S^T rho = y$, with $H_L(t) = integral_0^t h_L^(-1)$."),
-    hypotheses=["Assumption 1 with real S (full column rank) and U_l (orthonormal columns)",
-                "square loss, X of full row rank, n ≤ d", "v̄_l = U_l η̄ for l < L, v̄_L = 0, η̄_j² ≥ λ > 0"],
+    hypotheses=plain("Assumption 1 with real S (full column rank) and U_l (orthonormal columns)",
+                "square loss, X of full row rank, n ≤ d", "v̄_l = U_l η̄ for l < L, v̄_L = 0, η̄_j² ≥ λ > 0"),
     expected="confirmed",
     profiles={"quick": "L = 2, 3, 4; α ∈ {0.1, 0.5, 2}; S 4×3, U_l 5×4, n = 2",
               "full": "L = 2, 3, 4; α ∈ {0.05, 0.1, 0.3, 0.5, 1, 2, 5}; two instances per depth",
               "paper": "as full"},
-    notes=[("The reference minimizer is computed by damped Newton on the smooth dual (H_L is the Legendre "
+    notes=plain(("The reference minimizer is computed by damped Newton on the smooth dual (H_L is the Legendre "
            "conjugate of q_L²/2); plain scipy.optimize.root on the KKT system leaves the dual's domain "
            "|κ_j [S Xᵀ ν]_j| < c_L at α = 0.5 (spec), which the damped steps never do."),
            ("The invertible-S form of the statement is the change of variables z = Sᵀρ; Corollary 5 checks it "
-           "with S = I.")],
+           "with S = I.")),
 )
 def check_theorem_4(ctx: Context) -> None:
     alphas = ctx.pick([0.1, 0.5, 2.0], [0.05, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0])
@@ -319,7 +319,7 @@ def range_residual(M: np.ndarray, vector: np.ndarray) -> tuple[np.ndarray, float
                "Sigma(t))$ for $l < L$, $eta_L(t) = alpha |macron(eta)| dot.o q_L(-kappa dot.o Sigma(t))$ for odd $L$ "
                "and $alpha macron(eta) dot.o q_L(dots.c)$ for even $L$; hence $rho(t) = alpha^L |macron(eta)|^L "
                "dot.o h_L(-kappa dot.o Sigma(t))$."),
-    hypotheses=["Theorem 4's setting", "η_l = U_lᵀ v_l, ρ = η_1 ⊙ ⋯ ⊙ η_L"],
+    hypotheses=plain("Theorem 4's setting", "η_l = U_lᵀ v_l, ρ = η_1 ⊙ ⋯ ⊙ η_L"),
     expected="certified",
     profiles={"quick": "symbolic for L = 2k and 2k + 1 (symbolic k) and both signs of η̄_j; one flow per L = 2, 3, "
                        "4 at α = 0.5 with 30 checkpoints",
@@ -392,8 +392,8 @@ def check_trajectories(ctx: Context) -> None:
     statement=("For the $L$-layer linear diagonal network with $w_l(0) = alpha macron(w)$ ($l < L$), $w_L(0) = 0$ "
                "and $macron(w)_j^2 >= lambda > 0$, gradient flow on the square loss drives $beta$ to the minimizer "
                "of $alpha^2 sum_j macron(w)_j^2 H_L(z_j \\/ (alpha^L |macron(w)_j|^L))$ subject to $X z = y$."),
-    hypotheses=["linear diagonal network (11)", "w̄_l = w̄ for l < L, w̄_L = 0, w̄_j² ≥ λ > 0",
-                "square loss, X of full row rank"],
+    hypotheses=plain("linear diagonal network (11)", "w̄_l = w̄ for l < L, w̄_L = 0, w̄_j² ≥ λ > 0",
+                "square loss, X of full row rank"),
     expected="confirmed",
     profiles={"quick": "d = 5, n = 2; L = 2, 3, 4; α ∈ {0.1, 0.5, 2}",
               "full": "as quick with α ∈ {0.03, 0.1, 0.3, 0.5, 1, 3, 10} and two data sets per depth",

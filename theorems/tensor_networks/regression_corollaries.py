@@ -26,7 +26,7 @@ from theorems.tensor_networks.regression_oracles import (
     orthonormal_columns,
     relative_gap,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 
 def even_part(x: np.ndarray) -> np.ndarray:
@@ -65,16 +65,17 @@ DIMENSION = sympy.Symbol("d", integer=True, positive=True)
                "$d$: $F P = P F = F^*$; hence for real even $x$, $F x$ is real and even and $\"Re\"(F) x = F x$, so "
                "$\"Re\"(F)$ is injective on even vectors; but $\"Re\"(F) = F (I + P) \\/ 2$ has rank "
                "$floor(d\\/2) + 1$, so it is singular on $RR^d$ for $d >= 3$."),
-    hypotheses=["[F]_{jk} = d^(−1/2) exp(−2πi(j−1)(k−1)/d)", "even: x_(j+2) = x_(d−j), j = 0..⌊(d−3)/2⌋"],
+    hypotheses=plain("[F]_{jk} = d^(−1/2) exp(−2πi(j−1)(k−1)/d)", "even: x_(j+2) = x_(d−j), j = 0..⌊(d−3)/2⌋"),
     expected="certified",
     profiles={"quick": "symbolic d, j, k; exact ranks d = 2..12; numeric spot values d = 2..12",
               "full": "as quick", "paper": "as quick"},
-    notes=[("E12: App. F.4 sets S := d^((L−1)/2) Re(F) and says the proof of Theorem 4 goes through; this S is not of "
+    notes=plain(("E12: App. F.4 sets S := d^((L−1)/2) Re(F) and says the proof of Theorem 4 goes through; this S is "
+           "not of "
            "full column rank for d ≥ 3 (Assumption 1 asks for it), so the argument holds only on the even "
            "subspace, where Re F = F is injective and maps even vectors to even vectors. Corollary 6's "
            "minimization over even z is exactly that restriction."),
            ("Evenness of the filters along gradient flow (also used in F.4) is checked numerically in "
-           "tensor.cor6.corrected.")],
+           "tensor.cor6.corrected.")),
 )
 def check_even_dft(ctx: Context) -> None:
     right, left = (is_identically_zero(residual) for residual in dft_flip_residuals())
@@ -196,15 +197,15 @@ COR6_PROFILES = {"quick": "d ∈ {4, 5}, L ∈ {2, 3}, α ∈ {0.3, 1}, n = 2 ev
                "($l < L$) for an even $macron(w)$ with $[F macron(w)]_j^2 >= lambda > 0$, and $w_L(0) = 0$, "
                "$beta$ converges to the minimizer over even $z$ of $alpha^2 sum_j [F macron(w)]_j^2 "
                "H_L([F z]_j \\/ (alpha^L |[F macron(w)]_j|^L))$ subject to $X z = y$."),
-    hypotheses=["full-length convolutional network (12)", "all x_i even", "w̄ even, [F w̄]_j² ≥ λ > 0",
-                "w̄_l = w̄ for l < L, w̄_L = 0", "square loss"],
+    hypotheses=plain("full-length convolutional network (12)", "all x_i even", "w̄ even, [F w̄]_j² ≥ λ > 0",
+                "w̄_l = w̄ for l < L, w̄_L = 0", "square loss"),
     expected="refuted",
     corrected_by="tensor.cor6.corrected",
     profiles=COR6_PROFILES,
-    notes=[("The printed formula omits d^(−(L−1)/2) inside H_L: App. D.3's S = d^((L−1)/2) F gives β = Sᵀρ, so "
+    notes=plain(("The printed formula omits d^(−(L−1)/2) inside H_L: App. D.3's S = d^((L−1)/2) F gives β = Sᵀρ, so "
            "ρ = d^(−(L−1)/2) F z on even z. Without the factor the formula describes the initial scale "
            "α d^((L−1)/(2L)). The α → 0 and α → ∞ limits (weighted ℓ1/ℓ2 in the DFT domain) are homogeneous and "
-           "unaffected. The spec (§2, tensor.cor6) did not flag this.")],
+           "unaffected. The spec (§2, tensor.cor6) did not flag this.")),
 )
 def check_corollary_6(ctx: Context) -> None:
     runs = corollary6_runs(ctx)
@@ -230,8 +231,8 @@ def check_corollary_6(ctx: Context) -> None:
     statement=("Under Corollary 6's hypotheses the filters stay even and $beta$ converges to the minimizer over even "
                "$z$ of $alpha^2 sum_j [F macron(w)]_j^2 H_L(d^(-(L-1)\\/2) [F z]_j \\/ (alpha^L "
                "|[F macron(w)]_j|^L))$ subject to $X z = y$."),
-    hypotheses=["full-length convolutional network (12)", "all x_i even", "w̄ even, [F w̄]_j² ≥ λ > 0",
-                "w̄_l = w̄ for l < L, w̄_L = 0", "square loss"],
+    hypotheses=plain("full-length convolutional network (12)", "all x_i even", "w̄ even, [F w̄]_j² ≥ λ > 0",
+                "w̄_l = w̄ for l < L, w̄_L = 0", "square loss"),
     expected="confirmed",
     corrects="tensor.cor6",
     profiles=COR6_PROFILES,
@@ -295,17 +296,18 @@ def min_nuclear_norm(sensors: np.ndarray, y: np.ndarray) -> np.ndarray:
                "minimizer over symmetric $M$ of $alpha^2 sum_j H_L(lambda_j (M) \\/ alpha^L)$ subject to "
                "$chevron.l A_i, M chevron.r = y_i$; this interpolates between minimum nuclear norm ($alpha -> 0$) and "
                "minimum Frobenius norm ($alpha -> oo$)."),
-    hypotheses=["A_i symmetric, pairwise commuting, linearly independent (n ≤ d)", "W_l(0) = αI (l < L), W_L(0) = 0"],
+    hypotheses=plain("A_i symmetric, pairwise commuting, linearly independent (n ≤ d)",
+                     "W_l(0) = αI (l < L), W_L(0) = 0"),
     expected="confirmed",
     profiles={"quick": "d = 3, n = 2; L ∈ {2, 3}, α ∈ {0.5, 1}; 200 random symmetric feasible perturbations; "
                        "limit sweeps α ∈ {1e-3, 1e-2, 0.1} and {10, 100}",
               "full": "as quick with L ∈ {2, 3, 4}, α ∈ {0.2, 0.5, 1, 2}", "paper": "as full"},
-    notes=[("E10: App. F.5 only shows that the W_l stay U-diagonal, which gives the minimizer over U-diagonal M "
+    notes=plain(("E10: App. F.5 only shows that the W_l stay U-diagonal, which gives the minimizer over U-diagonal M "
            "(Corollary 5). The statement minimizes over all symmetric M; that needs Q∘eig to be convex (Lewis 1996: "
            "a convex symmetric function of the eigenvalues) so that the KKT condition ∇(Q∘eig)(M*) = Σ ν_i A_i — "
            "which holds because ∇(Q∘eig)(U diag ρ Uᵀ) = U diag(∇Q(ρ)) Uᵀ — proves global optimality. Checked below."),
            ("L_ms has no ½, so the flow of the corollary runs twice as fast as the ½-loss flow integrated here; "
-           "the limit is the same.")],
+           "the limit is the same.")),
 )
 def check_corollary_7(ctx: Context) -> None:
     d, n = 3, 2

@@ -30,7 +30,7 @@ from theorems.tensor_networks.regression_oracles import (
     flow_limit,
     gram_gaps,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 D, N = 3, 2  # input dimension (= every width) and number of samples
 
@@ -108,18 +108,19 @@ def minimum_norm(X: np.ndarray, y: np.ndarray) -> np.ndarray:
                "macron(w)_L^T succ.eq lambda I$ with $lambda > 0$, the square loss tends to 0 for every "
                "$alpha > 0$; (2) if the loss tends to 0 for the given directions (and all small $alpha$), then "
                "$lim_(alpha -> 0) lim_(t -> oo) beta = X^T (X X^T)^(-1) y$."),
-    hypotheses=["d_1 = ⋯ = d_L = d", "square loss, X of full row rank, n ≤ d",
-                "(1): Gram conditions on the directions; (2): convergence of the loss"],
+    hypotheses=plain("d_1 = ⋯ = d_L = d", "square loss, X of full row rank, n ≤ d",
+                "(1): Gram conditions on the directions; (2): convergence of the loss"),
     expected="confirmed",
     profiles={"quick": "L = 3 (and L = 2, 4 at α ∈ {1, 0.1} for part 1), d = 3, n = 2; α-sweep 1 → 0.01 (5 values) "
                        "for Theorem 6.1 directions and Gaussian directions",
               "full": "α-sweeps for L = 2, 3, 4, two data sets each", "paper": "as full"},
-    notes=[("E5: part (2) assumes 'L → 0 for some fixed initial directions'; the double limit needs convergence for "
+    notes=plain(("E5: part (2) assumes 'L → 0 for some fixed initial directions'; the double limit needs convergence "
+           "for "
            "every small α (so it is assumed along the sweep, and checked on each run). The existence of "
            "lim_t β is taken for granted in App. H.2; on every run here the flow reaches zero loss."),
            ("Rate: the theorem states none; the measured error is linear in α (fitted exponent reported). App. "
            "H.2's (88) would suggest O(α²) for the rank-one parts, but the component of W_1 outside row(X) stays "
-           "α(I − P_X)W̄_1 and contributes O(α) to β; (88) itself is refuted in tensor.aux.H2.")],
+           "α(I − P_X)W̄_1 and contributes O(α) to β; (88) itself is refuted in tensor.aux.H2.")),
 )
 def check_theorem_6(ctx: Context) -> None:
     # part 1: the loss tends to 0 under the conditions (Wu et al.'s W̄_l = I, w̄_L = 0 is the special case tested too)
@@ -203,13 +204,13 @@ def is_psd(M: sympy.Matrix) -> bool:
                "layer, giving (84) $W_(L-1)^T dots.c W_1^T W_1 dots.c W_(L-1) succ.eq alpha^(2L-2) lambda^(L-1) I$; "
                "and $-alpha^(2L-2) lambda^(L-1) sigma_min (X)^2 norm(r)^2 = -alpha^(2L-2) lambda^(L-1) "
                "sigma_min (X)^2 cal(L)$."),
-    hypotheses=["Theorem 6.1's conditions", "L ≥ 4 for step (b) on W_3"],
+    hypotheses=plain("Theorem 6.1's conditions", "L ≥ 4 for step (b) on W_3"),
     expected="refuted",
     corrected_by="tensor.aux.H1.corrected",
     profiles={"quick": "exact rational instance, L = 4, d = 2", "full": "as quick", "paper": "as quick"},
-    notes=[("E1: step (b) rests on 'A ⪰ B ⪰ 0 ⇒ A² ⪰ B²', false in general; the conclusion (84) is true "
+    notes=plain(("E1: step (b) rests on 'A ⪰ B ⪰ 0 ⇒ A² ⪰ B²', false in general; the conclusion (84) is true "
            "(tensor.aux.H1.corrected). E3: ‖r‖² = 2L, so the printed rate loses a factor 2 (the bound remains "
-           "valid, only weaker).")],
+           "valid, only weaker).")),
 )
 def check_h1_as_printed(ctx: Context) -> None:
     (W1, W2, W3), w4 = rational_admissible_directions()
@@ -252,14 +253,15 @@ def product(matrices: Sequence[np.ndarray]) -> np.ndarray:
                "alpha^(L-1) lambda^((L-1)\\/2)$ for all $t$ (84), since $lambda_min (W_l^T W_l) >= lambda_min "
                "(W_(l+1) W_(l+1)^T)$ and $lambda_min (W_(L-1)^T W_(L-1)) >= alpha^2 lambda$; and "
                "$cal(L)(t) <= cal(L)(0) exp(-2 alpha^(2L-2) lambda^(L-1) sigma_min (X)^2 t)$."),
-    hypotheses=["square W_l", "Theorem 6.1's conditions (for (84) and the loss bound)"],
+    hypotheses=plain("square W_l", "Theorem 6.1's conditions (for (84) and the loss bound)"),
     expected="confirmed",
     corrects="tensor.aux.H1",
     profiles={"quick": "symbolic conservation for every shape; flows L = 3, 4 at α ∈ {1, 0.3, 0.1}",
               "full": "flows L = 2, 3, 4, 5 at α ∈ {1, 0.3, 0.1, 0.03}", "paper": "as full"},
-    notes=[("(84) follows from (80)–(81) by Weyl's monotonicity of λ_min and σ_min(AB) ≥ σ_min(A)σ_min(B); the loss "
+    notes=plain(("(84) follows from (80)–(81) by Weyl's monotonicity of λ_min and σ_min(AB) ≥ σ_min(A)σ_min(B); the "
+           "loss "
            "bound from dL/dt ≤ −‖∇_(w_L)L‖² ≤ −σ_min(W_1⋯W_(L−1))² σ_min(X)² ‖r‖² and ‖r‖² = 2L. Only the "
-           "conservation step is machine-checked symbolically, the rest numerically: hence 'confirmed'.")],
+           "conservation step is machine-checked symbolically, the rest numerically: hence 'confirmed'.")),
 )
 def check_h1_corrected(ctx: Context) -> None:
     # conservation in the free matrix algebra: d/dt (W_lᵀW_l − W_{l+1}W_{l+1}ᵀ) = 0 for every shape
@@ -337,13 +339,13 @@ def rank_one_residual(W: np.ndarray) -> float:
     title="Rank-one structure of the layers (as printed): W_l = s_l u_l v_lᵀ + O(α²)",
     statement=("Under Theorem 6.2's setting, each layer satisfies $W_l(t) = s_l(t) u_l(t) v_l(t)^T + O(alpha^2)$ "
                "uniformly in $t$, with $s_l, u_l, v_l$ the top singular triple of $W_l(t)$."),
-    hypotheses=["Theorem 6's setting", "α → 0 with fixed directions"],
+    hypotheses=plain("Theorem 6's setting", "α → 0 with fixed directions"),
     expected="refuted",
     corrected_by="tensor.aux.H2.corrected",
     profiles={"quick": "exact residual at t = 0 for a rational admissible initialization; flows L = 3 at α = 0.3 → "
                        "0.01", "full": "as quick", "paper": "as quick"},
-    notes=[("E4: (87) bounds ‖W_l‖_F² − ‖W_l‖_2² = ‖W_l − s_l u_l v_lᵀ‖_F² by O(α²), so the residual itself is "
-           "O(α); it is Θ(α) already at t = 0 whenever W̄_l has rank ≥ 2, which Theorem 6.1's conditions force.")],
+    notes=plain(("E4: (87) bounds ‖W_l‖_F² − ‖W_l‖_2² = ‖W_l − s_l u_l v_lᵀ‖_F² by O(α²), so the residual itself is "
+           "O(α); it is Θ(α) already at t = 0 whenever W̄_l has rank ≥ 2, which Theorem 6.1's conditions force.")),
 )
 def check_h2_as_printed(ctx: Context) -> None:
     # exact: W̄_1 = diag(3/2, 1), W̄_2 = diag(1, 1/2), w̄_3 = 0 meet Theorem 6.1; at t = 0 the residual of
@@ -386,13 +388,13 @@ def check_h2_as_printed(ctx: Context) -> None:
                "$(v_l^T u_(l+1))^2 >= 1 - alpha^2 G_l \\/ s_(l+1)^2$ (93) and $(v_(L-1)^T w_L)^2 \\/ "
                "norm(w_L)^2 >= 1 - alpha^2 G_(L-1) \\/ norm(w_L)^2$ (94); the part of $W_1$ outside row$(X)$ "
                "never moves."),
-    hypotheses=["Theorem 6's setting (any directions for which the flow exists)"],
+    hypotheses=plain("Theorem 6's setting (any directions for which the flow exists)"),
     expected="confirmed",
     corrects="tensor.aux.H2",
     profiles={"quick": "flows L = 3, 4 at α ∈ {0.3, 0.03}, Theorem 6.1 and Gaussian directions",
               "full": "flows L = 3, 4, 5 at α ∈ {1, 0.1, 0.01}", "paper": "as full"},
-    notes=[("G_l = ‖D̄_l‖_2 + ‖W̄_(l+1)‖_F² − ‖w̄_L‖² + Σ_(k=l)^(L−2) ‖D̄_k‖_2 + ‖D̄_(L−1)‖_2 and G_(L−1) = "
-           "2‖D̄_(L−1)‖_2, as printed.")],
+    notes=plain(("G_l = ‖D̄_l‖_2 + ‖W̄_(l+1)‖_F² − ‖w̄_L‖² + Σ_(k=l)^(L−2) ‖D̄_k‖_2 + ‖D̄_(L−1)‖_2 and G_(L−1) = "
+           "2‖D̄_(L−1)‖_2, as printed.")),
 )
 def check_h2_corrected(ctx: Context) -> None:
     worst, tightness, frozen, wrong_power = -np.inf, {}, 0.0, np.inf
@@ -404,25 +406,26 @@ def check_h2_corrected(ctx: Context) -> None:
                                  ("gaussian", gaussian_directions(rng, depth))):
             gaps = [np.linalg.norm(G, 2) for G in gram_gaps(*directions)]
             W_bar, w_bar = directions
-            C = [np.sum(W_bar[l] ** 2) - np.sum(w_bar**2) + sum(gaps[l:]) for l in range(depth - 1)]
-            G = [gaps[l] + np.sum(W_bar[l + 1] ** 2) - np.sum(w_bar**2) + sum(gaps[l:]) for l in range(depth - 2)]
+            C = [np.sum(W_bar[ell] ** 2) - np.sum(w_bar**2) + sum(gaps[ell:]) for ell in range(depth - 1)]
+            G = [gaps[ell] + np.sum(W_bar[ell + 1] ** 2) - np.sum(w_bar**2) + sum(gaps[ell:])
+                 for ell in range(depth - 2)]
             G.append(2 * gaps[-1])
             for alpha in ctx.pick([0.3, 0.03], [1.0, 0.1, 0.01]):
                 run = fc_run(X, y, depth, alpha, directions)
                 W1_outside = outside @ run.checkpoints[0][0][0]
                 for matrices, last in run.checkpoints:
                     frozen = max(frozen, float(np.max(np.abs(outside @ matrices[0] - W1_outside))))
-                    for l, W in enumerate(matrices):
-                        ratio = rank_one_residual(W) ** 2 / (alpha**2 * C[l])  # (87): ≤ 1
-                        tightness[f"87_l{l + 1}"] = max(tightness.get(f"87_l{l + 1}", 0.0), ratio)
+                    for ell, W in enumerate(matrices):
+                        ratio = rank_one_residual(W) ** 2 / (alpha**2 * C[ell])  # (87): ≤ 1
+                        tightness[f"87_l{ell + 1}"] = max(tightness.get(f"87_l{ell + 1}", 0.0), ratio)
                         worst = max(worst, ratio - 1)
                         wrong_power = min(wrong_power, alpha - ratio)  # (87) with α³ holds iff ratio ≤ α
                     singular = [np.linalg.svd(W) for W in matrices]
-                    for l in range(depth - 2):  # (93)
-                        v_l, u_next, s_next = singular[l][2][0], singular[l + 1][0][:, 0], singular[l + 1][1][0]
+                    for ell in range(depth - 2):  # (93)
+                        v_l, u_next, s_next = singular[ell][2][0], singular[ell + 1][0][:, 0], singular[ell + 1][1][0]
                         misalignment = 1 - (v_l @ u_next) ** 2
-                        ratio = misalignment / (alpha**2 * G[l] / s_next**2)
-                        tightness[f"93_l{l + 1}"] = max(tightness.get(f"93_l{l + 1}", 0.0), ratio)
+                        ratio = misalignment / (alpha**2 * G[ell] / s_next**2)
+                        tightness[f"93_l{ell + 1}"] = max(tightness.get(f"93_l{ell + 1}", 0.0), ratio)
                         worst = max(worst, ratio - 1)
                     if np.linalg.norm(last) > 0:  # (94)
                         v_last = singular[-1][2][0]

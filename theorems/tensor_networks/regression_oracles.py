@@ -298,7 +298,7 @@ def flow_limit(net: LinearTensorNetwork, X: np.ndarray, y: np.ndarray, theta0: n
 # -- deep fully-connected networks (Theorem 6) -----------------------------------------------------------------
 def fc_layers(d: int, depth: int, theta: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """(W_1, ..., W_{L−1}) (d × d, from column-major vec) and w_L from θ of ``fully_connected_tensor([d]*L)``."""
-    matrices = [theta[l * d * d:(l + 1) * d * d].reshape(d, d, order="F") for l in range(depth - 1)]
+    matrices = [theta[ell * d * d:(ell + 1) * d * d].reshape(d, d, order="F") for ell in range(depth - 1)]
     return matrices, theta[(depth - 1) * d * d:]
 
 
@@ -329,5 +329,5 @@ def matrix_sensing_network(d: int, depth: int) -> LinearTensorNetwork:
     """f(A) = ⟨A, W_1 ⋯ W_L⟩ with input vec(A) and v_l = vec(W_l), both row-major (d × d matrices)."""
     basis = np.zeros((d * d,) + (d * d,) * depth)
     for path in np.ndindex(*(d,) * (depth + 1)):  # path = (a, c_1, ..., c_{L−1}, b): W_1[a, c_1] ⋯ W_L[c_{L−1}, b]
-        basis[(path[0] * d + path[-1], *(path[l] * d + path[l + 1] for l in range(depth)))] = 1.0
+        basis[(path[0] * d + path[-1], *(path[ell] * d + path[ell + 1] for ell in range(depth)))] = 1.0
     return LinearTensorNetwork(basis)

@@ -23,7 +23,7 @@ from theorems.tensor_networks.regression_oracles import (
     symbolic_h_of_q,
     symbolic_time_of_q,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 
 def growth_ratio_limit(depth: int) -> sympy.Expr:
@@ -47,14 +47,14 @@ def large_t_correction(depth: int) -> sympy.Expr:
     statement=("For every depth $L >= 2$, $H_L(t)$ grows like $|t|$ for large $|t|$ and like $t^2$ near 0; hence as "
                "$alpha -> 0$, $Q_(L,alpha,macron(eta))(rho)$ is proportional to $sum_j |rho_j| \\/ "
                "|macron(eta)_j|^(L-2)$ and as $alpha -> oo$ to $sum_j rho_j^2 \\/ macron(eta)_j^(2L-2)$."),
-    hypotheses=["H_L(t) = ∫_0^t h_L^(−1)", "Q_(L,α,η̄) of Theorem 4"],
+    hypotheses=plain("H_L(t) = ∫_0^t h_L^(−1)", "Q_(L,α,η̄) of Theorem 4"),
     expected="refuted",
     corrected_by="tensor.rem4.corrected",
     profiles={"quick": "symbolic limits of H_L(t)/t for L = 2 (counterexample) and L = 3, 4 (control)",
               "full": "as quick", "paper": "as quick"},
-    notes=[("E2. The displayed 'lim_(α→0) Q ∝ …' and 'lim_(α→∞) Q ∝ …' are not limits of Q itself (they are +∞ "
+    notes=plain(("E2. The displayed 'lim_(α→0) Q ∝ …' and 'lim_(α→∞) Q ∝ …' are not limits of Q itself (they are +∞ "
            "and 0); they hold after the normalizations stated in tensor.rem4.corrected. The conclusions drawn "
-           "from them (weighted ℓ1 as α → 0, weights free of η̄ only for L = 2, weighted ℓ2 as α → ∞) are right.")],
+           "from them (weighted ℓ1 as α → 0, weights free of η̄ only for L = 2, weighted ℓ2 as α → ∞) are right.")),
 )
 def check_remark_4(ctx: Context) -> None:
     ratio = growth_ratio_limit(2)
@@ -85,15 +85,15 @@ def check_remark_4(ctx: Context) -> None:
                "and the minimizer of $Q$ under $A rho = y$ tends to the weighted $ell_1$ interpolant "
                "(weights $|macron(eta)_j|^(2-L)$, free of $macron(eta)$ only for $L = 2$) as $alpha -> 0$ and to "
                "the weighted $ell_2$ one (weights $macron(eta)_j^(2-2L)$) as $alpha -> oo$."),
-    hypotheses=["H_L(t) = ∫_0^t h_L^(−1)", "Q_(L,α,η̄) of Theorem 4", "A of full row rank"],
+    hypotheses=plain("H_L(t) = ∫_0^t h_L^(−1)", "Q_(L,α,η̄) of Theorem 4", "A of full row rank"),
     expected="confirmed",
     corrects="tensor.rem4",
     profiles={"quick": "symbolic expansions L = 2, 3, 4; normalized limits α ∈ 10^(−1..−4) and 10^(0.5..1.5); "
                        "argmin sweeps α ∈ {0.1, 0.03, 0.01} (L = 3), {1e-2, 1e-10, 1e-50, 1e-100} (L = 2) and "
                        "{3, 10, 30}",
               "full": "symbolic expansions L = 2..6; as quick otherwise, L = 2, 3, 4", "paper": "as full"},
-    notes=[("The expansions are proved by sympy for each depth listed in the profile, not for a symbolic L; the "
-           "general-L statement rests on those depths and the numerics, hence 'confirmed'.")],
+    notes=plain(("The expansions are proved by sympy for each depth listed in the profile, not for a symbolic L; the "
+           "general-L statement rests on those depths and the numerics, hence 'confirmed'.")),
 )
 def check_remark_4_corrected(ctx: Context) -> None:
     depths = ctx.pick([2, 3, 4], [2, 3, 4, 5, 6])

@@ -29,7 +29,7 @@ from theorems.tensor_networks.regression_oracles import (
     relative_gap,
     two_layer_limit,
 )
-from verify import Context, claim, line
+from verify import Context, claim, line, plain
 
 FORMULA_TOLERANCE = 1e-9  # |v_GF − v_formula| / max(1, |v_formula|): LSODA at rtol 1e-12 to t = 1e9
 
@@ -94,16 +94,16 @@ def outside_parts(inst: SinglePointInstance) -> np.ndarray:
                "(I - U_2 U_2^T) macron(v)_2$, where $e_l = U_l^T macron(v)_l$, $nu = g^(-1)(y \\/ alpha^2)$ and "
                "$g(nu) = sum_j s_j ((e_(1 j)^2 + e_(2 j)^2)\\/2 sinh(2 s_j nu) + e_(1 j) e_(2 j) cosh(2 s_j nu))$ "
                "is strictly increasing."),
-    hypotheses=["2-layer linear tensor network, any k_1, k_2", "one data point, square loss",
-                "[U_1ᵀv̄_1]_j² − [U_2ᵀv̄_2]_j² ≥ λ > 0 for every j of the compact SVD"],
+    hypotheses=plain("2-layer linear tensor network, any k_1, k_2", "one data point, square loss",
+                "[U_1ᵀv̄_1]_j² − [U_2ᵀv̄_2]_j² ≥ λ > 0 for every j of the compact SVD"),
     expected="confirmed",
     profiles={"quick": "4 architectures × α ∈ {1, 0.3}; loss bound (73) along the flows; α-sweep of the "
                        "formula 0.3 → 0.003 for the text claims",
               "full": "4 architectures × 3 instances × α ∈ {2, 1, 0.3, 0.1}", "paper": "as full"},
-    notes=[("E11: the text after the theorem says g^(−1)(y/α²) → ∞ as α → 0; that holds for y > 0, for y < 0 it "
+    notes=plain(("E11: the text after the theorem says g^(−1)(y/α²) → ∞ as α → 0; that holds for y > 0, for y < 0 it "
            "tends to −∞ (|g^(−1)| → ∞ in both cases, which is what the argument needs). Checked below."),
            ("Fully-connected networks have repeated singular values ‖x‖; the formula does not depend on the basis "
-           "chosen inside a repeated block, but the λ-condition does: it is imposed in numpy's SVD basis.")],
+           "chosen inside a repeated block, but the λ-condition does: it is imposed in numpy's SVD basis.")),
 )
 def check_theorem_5(ctx: Context) -> None:
     worst, exponent_control, complement_control, worst_bound_ratio = 0.0, np.inf, np.inf, 0.0
@@ -207,7 +207,7 @@ def cosh_sinh_residuals(sign: int = 1) -> list[sympy.Expr]:
                "cosh(nu s))$; hence $f(x; Theta(t)) = alpha^2 g(nu(t))$, and $g$ is strictly increasing when "
                "$e_(1 j)^2 != e_(2 j)^2$ for every $j$, since $(e_(1 j)^2 + e_(2 j)^2)\\/2 - |e_(1 j) e_(2 j)| = "
                "(|e_(1 j)| - |e_(2 j)|)^2 \\/ 2$."),
-    hypotheses=["Theorem 5's setting", "e_l = U_lᵀ v̄_l"],
+    hypotheses=plain("Theorem 5's setting", "e_l = U_lᵀ v̄_l"),
     expected="certified",
     profiles={"quick": "symbolic (generic R(t), s, e_1, e_2, α); one flow per architecture at α = 0.5",
               "full": "as quick with α ∈ {0.3, 1}", "paper": "as full"},

@@ -1,0 +1,88 @@
+"""Paper 002's classification oracles: single-point SVDs and predictions, margin gaps, flows to log-loss levels."""
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.symbolic import is_identically_zero
+from numerics.tensor_network import convolutional_tensor, diagonal_tensor
+from theorems.tensor_networks.classification_flow import log_levels, run_to_margins
+from theorems.tensor_networks.classification_single_point import (
+    margin_gap,
+    printed_conditions,
+    small_filter_prediction,
+    small_filter_svd,
+    tau_time_defects,
+)
+from theorems.tensor_networks.common import shift_left
+from theorems.tensor_networks.experiment_classification import references
+
+vectors = st.lists(st.floats(-3, 3, allow_nan=False), min_size=3, max_size=7).map(np.array)
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(vectors)
+def test_small_filter_svd_reconstructs_the_data_tensor(x):
+    correlation = x @ shift_left(x)
+    if x @ x < 1e-2 or abs(abs(correlation) - x @ x) < 1e-2 * (x @ x):  # s_2 = 0 (constant x) or s_1 = 0
+        return
+    U1, s, U2 = small_filter_svd(x)
+    M = convolutional_tensor(x.size, [2]).data_tensor(x)
+    np.testing.assert_allclose(U1 @ np.diag(s) @ U2.T, M, atol=1e-12 * max(1.0, np.abs(x).max()))
+    np.testing.assert_allclose(U2.T @ U2, np.eye(2), atol=1e-10)
+
+
+def test_printed_conditions_are_twice_theorem_3s():
+    rng = np.random.default_rng(0)
+    x, v1, v2 = rng.normal(size=6), rng.normal(size=2), rng.normal(size=6)
+    U1, _, U2 = small_filter_svd(x)
+    np.testing.assert_allclose(printed_conditions(x, v1, v2), 2 * ((U1.T @ v1) ** 2 - (U2.T @ v2) ** 2), rtol=1e-12)
+    x1 = rng.normal(size=4)
+    assert printed_conditions(x1, np.array([1.5]), v2[:4])[0] == pytest.approx(1.5**2 - (x1 @ v2[:4]) ** 2 / (x1 @ x1))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_low_and_high_pass_predictions_are_the_top_singular_pair(seed):
+    x = np.random.default_rng(seed).normal(size=6)
+    model = convolutional_tensor(6, [2])
+    U1, s, U2 = np.linalg.svd(model.data_tensor(x))
+    top = model.beta(np.concatenate([U1[:, 0], U2[0]]))
+    prediction = small_filter_prediction(x, 1.0, 2)
+    assert abs(top @ prediction) / (np.linalg.norm(top) * np.linalg.norm(prediction)) == pytest.approx(1.0, abs=1e-12)
+    assert np.allclose(small_filter_prediction(x, -1.0, 1), -x)
+
+
+def test_margin_gap_vanishes_exactly_on_the_max_margin_solutions():
+    s = np.array([3.0, 1.0, 3.0])
+    assert margin_gap(np.array([2.0, 0.0, 1.0]), s, 1.0, "l1") == pytest.approx(0.0, abs=1e-15)  # a tie: a set
+    assert margin_gap(np.array([2.0, 0.1, 1.0]), s, 1.0, "l1") > 0
+    assert margin_gap(-s, s, -1.0, "l2") == pytest.approx(0.0, abs=1e-15)
+    assert margin_gap(np.array([-1.0, 0.0, 0.0]), s, 1.0, "l1") == pytest.approx(2.0)
+
+
+def test_tau_time_closed_form():
+    stated, wrong = tau_time_defects()
+    assert is_identically_zero(sympy.Matrix(stated)).proved
+    assert is_identically_zero(sympy.Matrix(wrong)).refuted
+
+
+def test_experiment_references_are_the_closed_forms():
+    refs = references()
+    np.testing.assert_allclose(refs["fully connected"], [0.2, 0.4], atol=1e-12)
+    np.testing.assert_allclose(refs["diagonal"], [0.0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(refs["convolutional"], [1 / 3, 1 / 3], atol=1e-12)
+
+
+def test_run_to_margins_stops_at_each_level_cheaply():
+    # d = 1 diagonal network on x = y = 1: L = e^{−w_1 w_2}, so −log L = w_1 w_2 at every recorded row
+    model = diagonal_tensor(1, 2)
+    levels = log_levels(1.0, 1e8, 1)
+    path = run_to_margins(model, np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5]), levels, rtol=1e-10)
+    assert path.completed
+    np.testing.assert_allclose(path.levels[1:], levels, rtol=1e-8)
+    np.testing.assert_allclose(np.prod(path.thetas, axis=1), path.levels, rtol=1e-8)
+    assert path.nfev < 3000
+    stalled = run_to_margins(model, np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5]), [1e8], max_evaluations=50)
+    assert not stalled.completed

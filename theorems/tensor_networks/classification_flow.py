@@ -1,0 +1,263 @@
+"""Paper 002, classification (Sec. 4, App. C–E): flows far into the separable regime and their references.
+
+* :func:`run_to_margins` integrates gradient flow on the exponential loss with the engine's loss clock and real
+  time left untracked (``t_end = inf``), stopping at prescribed levels Q = −log L of the log-loss. Directions
+  converge like a power of 1/Q, and Q reaches 1e8 in a few hundred steps, where real time would be e^(1e8).
+* references: max-margin problems in the transformed coordinates ρ = S^{-T}β of Assumption 1 (an LP for real
+  S, an SOCP for complex S, a QP for the ℓ2 margin of FC networks), and for L ≥ 3 the stationarity residual of
+  the nonconvex ℓ_{2/L} problem with the paper's local subdifferential.
+* initial directions meeting the λ-conditions of Theorems 2–3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+from scipy.special import softmax
+
+from numerics.convex import complex_l1_blocks, group_norm_problem, max_margin
+from numerics.flows import FlowStatus, GradientFlow, log_loss_below
+from numerics.losses import Objective
+from numerics.metrics import angle
+from numerics.tensor_network import LinearTensorNetwork
+from numerics.trends import RateFit, fit_rate, is_monotone
+from theorems.tensor_networks.common import Decomposition
+
+
+# -- flows at log-loss levels ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MarginPath:
+    """Gradient-flow states at the log-loss levels Q = −log L (the first row is θ(0))."""
+
+    levels: np.ndarray  # Q at each row (row 0: −log L(θ(0)))
+    thetas: np.ndarray
+    clock: np.ndarray  # the loss clock s = ∫ L dt accumulated up to each row
+    nfev: int
+    completed: bool  # every level was reached
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.thetas[-1]
+
+
+def log_levels(start: float, stop: float, per_decade: int = 2) -> np.ndarray:
+    """Levels Q spread evenly in log Q (the scale on which directions converge)."""
+    count = round(float(np.log10(stop / start)) * per_decade) + 1
+    return np.logspace(np.log10(start), np.log10(stop), count)
+
+
+def run_to_margins(model: LinearTensorNetwork, X: np.ndarray, y: np.ndarray, theta0: np.ndarray,
+                   levels: Sequence[float], rtol: float = 1e-10, max_evaluations: int = 100_000) -> MarginPath:
+    """Exponential-loss gradient flow from θ0, recorded where −log L first reaches each level; a level not reached
+    within ``max_evaluations`` right-hand-side evaluations ends the path (``completed`` False)."""
+    objective = Objective(model, X, y, "exponential")
+    flow = GradientFlow(objective)
+    theta, clock, nfev = np.asarray(theta0, dtype=float), 0.0, 0
+    rows, reached, clocks = [theta], [-float(objective.log_value(theta))], [0.0]
+    for level in levels:
+        if level <= reached[-1]:
+            continue
+        trajectory = flow.solve(theta, np.inf, clock="loss", method="LSODA", rtol=rtol,
+                                stop=[log_loss_below(objective, -level)], max_evaluations=max_evaluations)
+        nfev += trajectory.nfev
+        if trajectory.status is not FlowStatus.STOPPED:
+            return MarginPath(np.array(reached), np.array(rows), np.array(clocks), nfev, False)
+        theta, clock = trajectory.final, clock + float(trajectory.s[-1])
+        rows.append(theta)
+        reached.append(-float(objective.log_value(theta)))
+        clocks.append(clock)
+    return MarginPath(np.array(reached), np.array(rows), np.array(clocks), nfev, True)
+
+
+def residual_direction(model: LinearTensorNetwork, X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """u = Xᵀr/‖Xᵀr‖ with r_i = −y_i e^{−q_i}, computed from the softmax of −q (no underflow)."""
+    margins = y * (X @ model.beta(theta))
+    u = -X.T @ (softmax(-margins) * y)
+    return u / np.linalg.norm(u)
+
+
+# -- direction trends ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DirectionTrend:
+    """Angles (radians) between β(θ(Q)) and a reference direction along a margin path."""
+
+    levels: np.ndarray
+    angles: np.ndarray
+    fit: RateFit  # angle ≈ c·Q^exponent over the levels ≥ fit_from
+    monotone: bool  # nonincreasing over the fitted levels (up to 1e-12 absolute)
+
+    @property
+    def final(self) -> float:
+        return float(self.angles[-1])
+
+
+def direction_trend(levels: np.ndarray, vectors: Sequence[np.ndarray], reference: np.ndarray,
+                    fit_from: float = 10.0) -> DirectionTrend:
+    angles = np.array([angle(v, reference) for v in vectors])
+    keep = levels >= fit_from
+    return DirectionTrend(levels, angles, fit_rate(levels[keep], np.maximum(angles[keep], 1e-300)),
+                          is_monotone(angles[keep], "decreasing", atol=1e-12))
+
+
+# -- convex and stationarity references ---------------------------------------------------------------------
+def transformed_l1_reference(X: np.ndarray, y: np.ndarray, decomposition: Decomposition) -> np.ndarray:
+    """β* = S^T ρ* with ρ* the ℓ1 max-margin solution in the transformed coordinates (L = 2 of Theorem 2).
+
+    Real S: the LP min ‖ρ‖₁ s.t. y_i x_iᵀ S^T ρ ≥ 1, certified in exact arithmetic. Complex invertible S: the SOCP
+    min Σ_j |[S^{-T} β]_j| over real β (ρ = S^{-T} β).
+    """
+    S = decomposition.S
+    if np.isrealobj(S) or not np.any(S.imag):
+        reference = max_margin(X @ S.real.T, y, "l1")
+        if reference.status != "certified":
+            raise RuntimeError(f"ℓ1 reference not certified: {reference.message}")
+        return S.real.T @ reference.solution
+    reference = group_norm_problem(X, y, complex_l1_blocks(np.linalg.inv(S).T))
+    if reference.status != "solved" or abs(reference.gap) > 1e-8:
+        raise RuntimeError(f"SOCP reference failed: {reference.message}")
+    return reference.solution
+
+
+def l2_reference(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The ℓ2 max-margin classifier (hard-margin SVM without intercept), certified."""
+    reference = max_margin(X, y, "l2")
+    if reference.status != "certified":
+        raise RuntimeError(f"ℓ2 reference not certified: {reference.message}")
+    return reference.solution
+
+
+@dataclass(frozen=True)
+class Stationarity:
+    """KKT residual of min ‖ρ‖_{2/L} s.t. y_i x_iᵀ S^T ρ ≥ 1 at a direction ρ (scaled to minimum margin 1)."""
+
+    residual: float  # ‖Σ_i μ_i g_i − ∂‖ρ‖‖ / ‖∂‖ρ‖‖ on the support, best μ ≥ 0 on the active set
+    multipliers: np.ndarray
+    active: tuple[int, ...]
+    support: tuple[int, ...]
+
+
+def lp_stationarity(rho: np.ndarray, decomposition: Decomposition, X: np.ndarray, y: np.ndarray, depth: int,
+                    active_tol: float = 1e-3, support_tol: float = 1e-3) -> Stationarity:
+    """The paper's KKT conditions (App. D.1.2) for ℓ_{2/L}: on supp ρ, (2/L)|ρ_j|^{2/L−1} e^{i arg ρ_j} equals
+    [S^* Σ_i μ_i y_i x_i]_j with μ ≥ 0 supported on the active margins (up to scaling).
+
+    Active margins are those within ``active_tol`` of the minimum, the support the coordinates above
+    ``support_tol``·max|ρ_j|; the multipliers come from NNLS on the real and imaginary parts.
+    """
+    margins = y * (X @ (decomposition.S.T @ rho)).real
+    rho = rho / margins.min()
+    margins = margins / margins.min()
+    active = tuple(int(i) for i in np.flatnonzero(margins <= 1 + active_tol))
+    magnitude = np.abs(rho)
+    support = tuple(int(j) for j in np.flatnonzero(magnitude >= support_tol * magnitude.max()))
+    p = 2.0 / depth
+    target = p * magnitude[list(support)] ** (p - 1) * np.exp(1j * np.angle(rho[list(support)]))
+    columns = (decomposition.S.conj() @ (y[:, None] * X).T)[np.ix_(list(support), list(active))]
+    stacked_columns = np.vstack([columns.real, columns.imag])
+    stacked_target = np.concatenate([target.real, target.imag])
+    mu, misfit = scipy.optimize.nnls(stacked_columns, stacked_target)
+    multipliers = np.zeros(len(y))
+    multipliers[list(active)] = mu
+    return Stationarity(float(misfit / np.linalg.norm(stacked_target)), multipliers, active, support)
+
+
+# -- data and initial directions -------------------------------------------------------------------------------
+def separable_data(rng: np.random.Generator, n: int, d: int, gap: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """n Gaussian points labelled by a random teacher, |⟨x_i, u⟩| ≥ gap (so the data are separable)."""
+    teacher = rng.normal(size=d)
+    teacher /= np.linalg.norm(teacher)
+    rows = []
+    while len(rows) < n:
+        x = rng.normal(size=d)
+        if abs(x @ teacher) >= gap:
+            rows.append(x)
+    X = np.array(rows)
+    return X, np.sign(X @ teacher)
+
+
+def lambda_condition(decomposition: Decomposition, parts: Sequence[np.ndarray], small: int = -1) -> float:
+    """λ = min over l ≠ small and j of |[U_l^T v̄_l]_j|² − |[U_small^T v̄_small]_j|² (Theorem 2, Remark 2)."""
+    etas = np.abs(np.array(decomposition.transformed(parts))) ** 2
+    small = small % len(parts)
+    return float(np.min(np.delete(etas, small, axis=0) - etas[small]))
+
+
+def decomposable_init(decomposition: Decomposition, rng: np.random.Generator, small: int = -1,
+                      small_scale: float = 0.3, minimum_lambda: float = 0.05) -> list[np.ndarray]:
+    """Random real initial directions with λ ≥ ``minimum_lambda``: Gaussian layers, the ``small`` one scaled down."""
+    sizes = [U.shape[0] for U in decomposition.U]
+    while True:
+        parts = [rng.normal(size=k) for k in sizes]
+        parts[small] *= small_scale
+        if lambda_condition(decomposition, parts, small) >= minimum_lambda:
+            return parts
+
+
+Alternatives = Callable[[np.ndarray, np.ndarray], Mapping[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class L1Instance:
+    """Separable data with a certified ℓ1-type max-margin reference in the transformed coordinates."""
+
+    X: np.ndarray
+    y: np.ndarray
+    reference: np.ndarray  # β* = S^T ρ*
+    dual_gap: float  # 1 − max over zero coordinates of the dual certificate |u_j| (1 if ρ* has none)
+    alternatives: Mapping[str, np.ndarray]  # other candidate limits, each ≥ ``separation`` rad from β*
+
+
+def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, minimum_gap: float = 0.3,
+                alternatives: Alternatives | None = None, separation: float = 0.1) -> L1Instance:
+    """Random separable data whose transformed ℓ1 max-margin problem has a dual certificate with margin
+    ``minimum_gap`` on the zero coordinates of ρ* (strict complementarity, read off the solver's dual), and whose
+    solution is at least ``separation`` rad away from each of the ``alternatives`` (so that a test against them
+    can tell them apart).
+
+    Off-support coordinates of the gradient-flow direction decay like Q^{−gap}, so the gap sets how fast the
+    finite-time proxy can converge; instances are drawn until both conditions hold.
+    """
+    S = decomposition.S
+    d = S.shape[1]
+    while True:
+        X, y = separable_data(rng, n, d)
+        if np.isrealobj(S) or not np.any(S.imag):
+            features = X @ S.real.T
+            solution = max_margin(features, y, "l1")
+            if solution.status != "certified":
+                continue
+            u = (y[:, None] * features).T @ solution.duals
+            off = np.setdiff1d(np.arange(S.shape[0]), solution.support)
+            gap = 1.0 - float(np.max(np.abs(u[off]), initial=0.0))
+            reference = S.real.T @ solution.solution
+        else:
+            transform = np.linalg.inv(S).T
+            solution = group_norm_problem(X, y, complex_l1_blocks(transform))
+            if solution.status != "solved" or abs(solution.gap) > 1e-8:
+                continue
+            coefficients = np.abs(transform @ solution.solution)
+            off = coefficients < 1e-7 * coefficients.max()
+            gap = 1.0 - float(np.max(solution.block_duals[off], initial=0.0))
+            reference = solution.solution
+        others = dict(alternatives(X, y)) if alternatives is not None else {}
+        if gap >= minimum_gap and all(angle(other, reference) >= separation for other in others.values()):
+            return L1Instance(X, y, reference, gap, others)
+
+
+def init_with_beta(decomposition: Decomposition, beta: np.ndarray, scale: float) -> list[np.ndarray]:
+    """Real directions with β(v̄) = ``beta``: η_l = scale·1 for l < L and η_L = S^(−T)β / scale^(L−1).
+
+    Needs square S and U_l (m = d = k_l), and transforms that map real vectors to conjugate-symmetric ones (as the
+    DFT does), so that every v̄_l = (U_l^T)^(−1) η_l is real. λ = scale² − max_j |η_L,j|² is positive for a large
+    enough scale.
+    """
+    depth = decomposition.degree
+    etas = [np.full(decomposition.m, scale, dtype=complex) for _ in range(depth - 1)]
+    etas.append(np.linalg.solve(decomposition.S.T, beta.astype(complex)) / scale ** (depth - 1))
+    parts = [np.linalg.solve(U.T, eta) for U, eta in zip(decomposition.U, etas)]
+    if max(float(np.max(np.abs(v.imag))) for v in parts) > 1e-10:
+        raise ValueError("these transforms do not give real directions")
+    return [v.real for v in parts]
