@@ -20,6 +20,8 @@ Tools:
   mode; ``smallest_preactivation`` shows how close the other ones come;
 * :func:`second_order_check`: the second-order necessary condition at smooth KKT points with LICQ, and the
   sufficient one (H ≻ 0 on the critical subspace: a strict local minimum);
+* :func:`lagrangian_curvature`: dᵀHd along a given direction (a critical d with dᵀHd < 0 proves θ is not a
+  local minimum);
 * :func:`local_search` and :func:`certify_witness`: numerical search for a better feasible point near θ and
   its exact re-certification (a proof that θ is not a local minimum within that radius);
 * :func:`certify_witness_curve`: a curve θ'(ε) of better feasible points tending to θ, proved for every
@@ -46,11 +48,12 @@ import scipy.linalg
 import scipy.optimize
 import sympy
 from sympy.calculus.finite_diff import finite_diff_weights
+from threadpoolctl import threadpool_limits
 
 from numerics import backend as B
 from numerics import exact as E
-from numerics.exact import Exact
 from numerics.backend import Array
+from numerics.exact import Exact
 from numerics.networks import Network
 from numerics.univariate import certified_sign
 
@@ -474,6 +477,46 @@ def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float
                              "of the degenerate constraints, or the exact tests were undecided", **base)
 
 
+@dataclass(frozen=True, eq=False)
+class DirectionalCurvature:
+    """dᵀHd for a given direction d at a smooth KKT point, H = I − Σ λ_i ∇²q_i(θ) (exact for exact input)."""
+
+    value: Number  # dᵀHd (not normalized by ‖d‖²)
+    slopes: np.ndarray  # ∇q_i·d for the active samples
+    critical: bool  # d is in the critical cone: ∇q_i·d = 0 where λ_i > 0, ≥ 0 where λ_i = 0 (active i)
+    kkt: KKTResult
+
+
+def lagrangian_curvature(model: Network, theta: Any, X: Any, y: Any, direction: Any) -> DirectionalCurvature:
+    """The Lagrangian's curvature along ``direction`` at θ (rescaled to margin 1): a critical direction with
+    dᵀHd < 0 violates the second-order necessary condition (θ is not a local minimum). Needs a KKT point with
+    no kink on an active sample (ValueError otherwise)."""
+    first = kkt_check(model, theta, X, y)
+    if first.status != "kkt" or first.kinks:
+        raise ValueError(f"needs a smooth KKT point, got {first.status} with {len(first.kinks)} kinks")
+    _, X, y, exact = _inputs(model, first.theta, X, y)
+    exact = exact and first.exact
+    theta = first.theta if exact else B.to_float(first.theta)
+    X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
+    d = E.to_exact(direction) if exact else np.asarray(B.to_float(direction), dtype=float)
+    active = list(first.active)
+    lam = first.multipliers[active] if exact else B.to_float(first.multipliers)[active]
+    hessian = _lagrangian_hessian(model, theta, X[active], lam * y[active], exact)
+    if hessian is None:
+        raise ValueError("no finite-difference step keeps the activation pattern")
+    J = y[active, None] * model.jacobian(theta, X[active])[:, 0, :]
+    if exact:
+        slopes, value = E.canonical(E.matvec(J, d)), E.canonical([E.dot(d, E.matvec(hessian, d))])[0]
+        lam_signs, slope_signs = E.signs(lam), E.signs(slopes)
+    else:
+        slopes, value = J @ d, float(d @ hessian @ d)
+        scale = max(1.0, float(np.max(np.abs(J)))) * float(np.linalg.norm(d))
+        lam_signs, slope_signs = np.sign(lam).astype(int), np.where(np.abs(slopes) <= 1e-9 * scale, 0,
+                                                                    np.sign(slopes)).astype(int)
+    critical = all((s == 0) if ls > 0 else (s >= 0) for s, ls in zip(slope_signs, lam_signs))
+    return DirectionalCurvature(value, slopes, bool(critical), first)
+
+
 def _critical_subspace(J: np.ndarray, exact: bool) -> np.ndarray:
     """Basis (columns) of {d : J d = 0}: exact in exact mode, orthonormal in float."""
     if exact:
@@ -599,14 +642,15 @@ def local_search(model: Network, theta: Any, X: Any, y: Any, radius: float, *, s
     if method == "COBYLA":
         constraints = [{"type": c["type"], "fun": c["fun"]} for c in constraints]
     best, best_cost, evaluations = start, float(start @ start), 0
-    for point in points:
-        solution = scipy.optimize.minimize(lambda t: float(t @ t), point, jac=(lambda t: 2 * t)
-                                           if method == "SLSQP" else None, constraints=constraints,
-                                           method=method, options={"maxiter": 500})
-        evaluations += int(solution.nfev)
-        candidate = _repair(model, solution.x, X, y, start, radius, inner)
-        if candidate is not None and float(candidate @ candidate) < best_cost:
-            best, best_cost = candidate, float(candidate @ candidate)
+    with threadpool_limits(1):  # tiny dense problems: extra BLAS threads only add overhead (10× on busy cores)
+        for point in points:
+            solution = scipy.optimize.minimize(lambda t: float(t @ t), point, jac=(lambda t: 2 * t)
+                                               if method == "SLSQP" else None, constraints=constraints,
+                                               method=method, options={"maxiter": 500})
+            evaluations += int(solution.nfev)
+            candidate = _repair(model, solution.x, X, y, start, radius, inner)
+            if candidate is not None and float(candidate @ candidate) < best_cost:
+                best, best_cost = candidate, float(candidate @ candidate)
     start_cost = float(start @ start)
     improvement = start_cost - best_cost
     return LocalSearchResult(start, best, start_cost, best_cost, improvement, improvement / start_cost,

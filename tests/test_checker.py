@@ -21,20 +21,25 @@ from verify.construction import ConstructionError, load_construction, parse_numb
 
 EXAMPLES = EXAMPLES_DIR
 PAPER_EXAMPLES = sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith("wrong_"))
-C, F, R, I = Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.REFUTED, Verdict.INCONCLUSIVE
+C, F, R, I = Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.REFUTED, Verdict.INCONCLUSIVE  # noqa: E741 (verdict letters)
 
 # The verdicts each paper construction must get, in file order (the files state the same through `expect`).
 VERDICTS = {
     "align_appendix_a.toml": [F, R, R],
+    "margin_lemC6_delta.toml": [C, C, C, R, C, R, C, F],
+    "margin_rem3_1_delta.toml": [C, C, R, R, F],
     "margin_thm3_2.toml": [C, C, R, R, F],
     "margin_thm4_1_linear.toml": [C, C, R, R, C, C, F],
     "margin_thm4_1_relu.toml": [C, R, R, F],
     "margin_thm4_2.toml": [C, C, R, R, F],
     "margin_thm4_3_lemC6.toml": [C, C, C, R, C, R, C, F],
     "margin_thm4_4_float.json": [C, F, R, F, F],
+    "margin_thm4_4_linear.toml": [C, C, R, R, R, C, C, F],
     "margin_thm4_4_relu.toml": [C, C, R, R, C, R, C, F],
+    "margin_thm5_1_depth10.toml": [C, C, R, R, F, C, F],
     "margin_thm5_1_depth3.toml": [C, C, R, R, R, C, C, F],
     "margin_thm5_1_depth4.toml": [C, C, R, R, F, C, F],
+    "margin_thm5_1_depth5.toml": [C, C, R, R, C, C, F],
     "margin_thm5_3.toml": [C, R, C],
     "rank_thm1.toml": [C, C, C, C, F],
     "rank_thm2_radius.toml": [C, C, F],

@@ -32,7 +32,8 @@ def test_witness_curve_is_proved_for_every_epsilon():
 
 
 @pytest.mark.parametrize("curve, upper, reason", [
-    ([eps / 2, 2 - 2 * eps, -sqrt(eps), 0, 2, sqrt(eps)], Q(1, 4), "infeasible: the margin of sample 1, 1 - eps, is < 1"),
+    ([eps / 2, 2 - 2 * eps, -sqrt(eps), 0, 2, sqrt(eps)], Q(1, 4),
+     "infeasible: the margin of sample 1, 1 - eps, is < 1"),
     ([(1 + eps) * v for v in KKT_POINT], 1, "not better"),  # feasible, tends to θ, but longer
     (CURVE, Q(3, 4), "neuron 0 of hidden layer 1 on sample 1"),  # 1/2 − ε changes sign at 1/2
     ([1, Q(1, 4), -1, Q(1, 4), 1, 1], Q(1, 4), "does not tend to θ"),  # a fixed better point, not a curve to θ
@@ -105,3 +106,18 @@ def test_weight_sharing_layers_keep_exact_numbers_exact(model):
     X1 = to_exact([[Q(1, 3)] * model.d_in])
     values = list(model.forward(theta, X1).ravel()) + list(model.jacobian(theta, X1).ravel())
     assert all(isinstance(v, sympy.Rational) for v in values), values
+
+
+def test_lagrangian_curvature_along_a_direction():
+    """Depth-2 diagonal linear net on x = (1, 2) at w1 = w2 = (1, 0), λ = 1: H = I − [[0, D], [D, 0]] with
+    D = diag(1, 2), so along d = (0, 1, 0, 1) (critical: ∇q·d = 0) dᵀHd = 2 − 4 = −2; along (1, 0, −1, 0) it is
+    2 + 2 = 4 and along (1, 0, 1, 0) the direction is not critical."""
+    net, x, theta = diagonal(2, 2, "linear"), to_exact([[1, 2]]), to_exact([1, 0, 1, 0])
+    found = kkt.lagrangian_curvature(net, theta, x, to_exact([1]), to_exact([0, 1, 0, 1]))
+    assert found.critical and found.value == -2 and list(found.slopes) == [0]
+    assert kkt.lagrangian_curvature(net, theta, x, to_exact([1]), to_exact([1, 0, -1, 0])).value == 4
+    assert not kkt.lagrangian_curvature(net, theta, x, to_exact([1]), to_exact([1, 0, 1, 0])).critical
+    floats = kkt.lagrangian_curvature(net, [1.0, 0.0, 1.0, 0.0], [[1.0, 2.0]], [1.0], [0.0, 1.0, 0.0, 1.0])
+    assert floats.critical and abs(floats.value + 2) < 1e-6
+    with pytest.raises(ValueError, match="smooth KKT point"):
+        kkt.lagrangian_curvature(RELU, KKT_POINT, X, Y, np.ones(6))  # Theorem 3.2's point: kinks

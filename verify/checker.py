@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 import sympy
+from threadpoolctl import threadpool_limits
 
 from numerics import backend as B
-from numerics import certificates, kkt, metrics
+from numerics import certificates, global_optimum, kkt, metrics
 from numerics import exact as E
 from numerics.convex import ConvexReference, max_margin
 from numerics.flows import FlowStatus, GradientFlow
@@ -374,10 +375,13 @@ def check_local_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
                         f"{search.summary()})", figures)
     certificate = _local_certificate(c, second)
     if certificate is not None:
-        if search.witnesses and any(w is not None for w in search.witnesses):
+        if search.all_certified:  # better points down to the smallest radius: a bug in one of the two proofs
             return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"contradiction: {certificate.detail}, but "
-                            f"local search certified a better point ({search.summary()})", figures)
-        return _Outcome(certificate.verdict, certificate.evidence, certificate.detail, figures | certificate.figures)
+                            f"local search certified better points at every radius ({search.summary()})", figures)
+        farther = f"; better points exist farther away ({search.summary()}): the neighbourhood is smaller" \
+            if any(w is not None for w in search.witnesses) else ""
+        return _Outcome(certificate.verdict, certificate.evidence, certificate.detail + farther,
+                        figures | certificate.figures)
     if second.status == "violated" and second.direction is not None:
         figures["curvature"] = _figure(second.curvature)
         direction = B.to_float(second.direction)
@@ -421,7 +425,10 @@ def _local_certificate(c: Construction, second: kkt.SecondOrderResult) -> _Outco
 
 # -- global optimum ----------------------------------------------------------------------------------------------
 def _global_reference(c: Construction) -> str | None:
-    """'svm' for linear fully-connected networks, 'l1' for depth-2 linear diagonal ones, else None."""
+    """'svm' for linear fully-connected networks, 'l1' for depth-2 linear diagonal ones, 'patterns' for depth-2
+    ReLU ones (fully connected or diagonal), else None."""
+    if global_optimum.supports(c.model):
+        return "patterns"
     linear = isinstance(c.model, LinearTensorNetwork) or c.model.activation == "linear"
     if not linear:
         return None
@@ -434,7 +441,8 @@ def _global_reference(c: Construction) -> str | None:
 
 def check_global_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     """θ minimizes ‖θ‖ among all feasible points: exactly via the predictor-space SVM (linear fully-connected:
-    min ‖θ‖² = L‖u_svm‖^{2/L}) or ℓ1 problem (depth-2 linear diagonal: 2‖β*‖₁); otherwise a global search."""
+    min ‖θ‖² = L‖u_svm‖^{2/L}) or ℓ1 problem (depth-2 linear diagonal: 2‖β*‖₁), by activation patterns for depth-2
+    ReLU networks; otherwise a global search."""
     not_tight = _feasibility(c) or _slack(c, "θ")
     if not_tight is not None:
         return not_tight
@@ -443,6 +451,8 @@ def check_global_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     reference = _global_reference(c)
     if reference is None:
         return _global_search(c, spec, squared)
+    if reference == "patterns":
+        return _pattern_optimum(c, squared)
     L = c.model.degree
     solved = max_margin(X, y) if reference == "svm" else max_margin(X, y, norm="l1")
     if solved.status == "failed":
@@ -463,6 +473,49 @@ def check_global_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
                         f"minimum {formula} = {_show(optimum)} up to rounding", figures)
     return _Outcome(Verdict.REFUTED, _rigorous(c), f"‖θ‖² = {_show(squared)} exceeds the global minimum {formula} = "
                     f"{_show(optimum)} (exact {solved.problem.norm} certificate)", figures)
+
+
+def _pattern_optimum(c: Construction, squared: Any) -> _Outcome:
+    """Depth-2 ReLU networks (``numerics.global_optimum``): θ's own KKT multipliers λ bound min ‖θ'‖² from below
+    by 2Σλ/ρ(λ) over networks of any width, which proves global optimality when it reaches ‖θ‖² = 2Σλ; otherwise
+    the enumeration of activation patterns brackets the optimum between an exact dual bound and an exactly
+    feasible point."""
+    theta, X, y = _exact_inputs(c)
+    first = kkt.kkt_check(c.model, theta, X, y)
+    if first.status == "kkt" and first.exact:
+        bound = global_optimum.dual_bound(c.model, X, y, first.multipliers)
+        if E.sign(bound.value - squared) >= 0:
+            return _Outcome(Verdict.CERTIFIED, _rigorous(c), f"‖θ‖² = {_show(squared)} is the global minimum over "
+                            f"networks of any width: θ's KKT multipliers λ = {_vector_text(first.multipliers)} are "
+                            "dual feasible for every activation pattern (max_c ‖Π_c(g_c(λ))‖ ≤ 1), so every feasible "
+                            "θ' has ‖θ'‖² ≥ 2Σλ = ‖θ‖² (exact)", {"squared_norm": _figure(squared),
+                                                                 "dual_bound": _figure(bound.value)})
+    result = global_optimum.global_optimum(c.model, X, y, bounds=False)  # refuting needs only a better point
+    slack = 0 if c.exact else FLOAT_TOLERANCE * float(squared)
+    if not (E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack):
+        result = global_optimum.global_optimum(c.model, X, y)
+    figures = {"squared_norm": _figure(squared), "optimum_upper": _figure(result.upper),
+               "optimum_value": result.value, "programs": result.programs}
+    if result.lower is not None:
+        figures["optimum_lower"] = _figure(result.lower)
+    if result.optimum is not None:
+        figures["optimum"] = _figure(result.optimum)
+    bracket = f"= {_show(result.optimum)}" if result.optimum is not None else (
+        f"in [{_show(result.lower)}, {_show(result.upper)}]" if result.lower is not None else
+        f"≤ {_show(result.upper)}")
+    if E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack:
+        figures["better_point"] = _rounded(B.to_float(result.point), 8)
+        return _Outcome(Verdict.REFUTED, _rigorous(c), f"not a global minimum: the global optimum {bracket} < ‖θ‖² = "
+                        f"{_show(squared)} ({result.message}; an exactly feasible point attains "
+                        f"{float(result.upper):.8g})", figures)
+    if result.lower is not None and E.sign(result.lower - squared) >= 0:
+        return _Outcome(Verdict.CERTIFIED, _rigorous(c), f"‖θ‖² = {_show(squared)} is the global minimum "
+                        f"({result.message})", figures)
+    if abs(result.value - float(squared)) <= FLOAT_TOLERANCE * max(1.0, float(squared)):
+        return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"‖θ‖² = {float(squared):.12g} equals the global "
+                        f"optimum {bracket} up to the tolerance {FLOAT_TOLERANCE:g} ({result.message})", figures)
+    return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"‖θ‖² = {float(squared):.12g}, global optimum "
+                    f"{bracket} ({result.message})", figures)
 
 
 def _compare_numeric(squared: float, optimum: float, formula: str, solved: ConvexReference) -> _Outcome:
@@ -517,8 +570,9 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
     t_end = trajectory.t[-1]
     horizon = (f"‖θ‖ = {np.linalg.norm(final):.4g}, {clock} clock s = {trajectory.s[-1]:.4g}"
                + (f", t = {t_end:.4g}" if math.isfinite(t_end) else ", t not tracked"))
-    figures: dict[str, Any] = {"clock": clock, "status": trajectory.status.value, "final_norm": float(np.linalg.norm(final)),
-                               "clock_value": float(trajectory.s[-1]), "time": _figure(t_end),
+    figures: dict[str, Any] = {"clock": clock, "status": trajectory.status.value,
+                               "final_norm": float(np.linalg.norm(final)), "clock_value": float(trajectory.s[-1]),
+                               "time": _figure(t_end),
                                "log_loss": log_loss, "evaluations": trajectory.nfev,
                                "kink_crossings": trajectory.n_crossings, "final_point": _rounded(final, 6)}
     if direction:
@@ -534,7 +588,8 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
         gap = float(np.linalg.norm(final - theta)) / max(1.0, float(np.linalg.norm(theta)))
         figures["relative_distance"] = gap
         measure = f"relative distance from θ(t) to θ {gap:.3g}"
-    if trajectory.status in (FlowStatus.FAILED, FlowStatus.SLIDING, FlowStatus.CROSSING_LIMIT):
+    if trajectory.status in (FlowStatus.FAILED, FlowStatus.SLIDING, FlowStatus.CROSSING_LIMIT,
+                             FlowStatus.EVALUATION_LIMIT):
         return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the flow stopped early ({trajectory.message}) "
                         f"at {horizon}; {measure}", figures)
     verdict = Verdict.CONFIRMED if gap <= tolerance else Verdict.REFUTED
@@ -682,6 +737,8 @@ def check_layer_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     if not_tight is not None:
         return not_tight
     theta, X, y = _exact_inputs(c)
+    if "witness" in spec.options:
+        return _layer_curve(c, spec, layer)
     restriction, u = kkt.restrict_to_layer(c.model, theta, layer - 1)
     float_restriction, _ = kkt.restrict_to_layer(c.float_model, B.to_float(theta), layer - 1)
     linear = isinstance(c.model, LinearTensorNetwork) or c.model.activation == "linear" or layer == len(c.model.sizes)
@@ -708,6 +765,8 @@ def check_layer_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
                              _search_figures(search))
     if scope == "local" or local.verdict in (Verdict.REFUTED, Verdict.INCONCLUSIVE):
         return local
+    if layer == 1 and global_optimum.supports(c.model):
+        return _layer_patterns(c, local, u)
     starts = int(spec.options.get("starts", DEFAULT_STARTS))
     radius = _search_ball_radius(c, float_restriction, u)
     search = _search(restriction, float_restriction, u, X, y, (radius,), starts)
@@ -716,10 +775,59 @@ def check_layer_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     if witness is not None:
         figures["better_layer"] = _rounded(B.to_float(witness.point), 8)
         return _Outcome(Verdict.REFUTED, _rigorous(c), f"layer {layer} is {local.verdict.value} as a local minimum "
-                        f"but not global: ‖u'‖² = {float(witness.squared_norm):.8g} < {float(witness.reference_squared_norm):.8g} "
+                        f"but not global: ‖u'‖² = {float(witness.squared_norm):.8g} < "
+                        f"{float(witness.reference_squared_norm):.8g} "
                         f"for a feasible u' (found by a {starts}-start search, certified exactly)", figures)
     return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{local.detail}; no better layer found by a "
                     f"{starts}-start global search (numeric)", figures)
+
+
+def _layer_curve(c: Construction, spec: PropertySpec, layer: int) -> _Outcome:
+    """A witness curve that changes only this layer: certified, it proves the layer is not a local minimum of its
+    own problem (the other layers, and so their norm, stay fixed)."""
+    theta, X, y = _exact_inputs(c)
+    curve = np.array(spec.options["witness"], dtype=object)
+    block = kkt.restrict_to_layer(c.model, theta, layer - 1)[0].block
+    outside = np.ones(len(theta), dtype=bool)
+    outside[block] = False
+    moved = [k for k in np.flatnonzero(outside) if sympy.simplify(curve[k] - theta[k]) != 0]
+    if moved:
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the witness curve changes parameters outside "
+                        f"layer {layer} (entries {moved} of θ)")
+    result = kkt.certify_witness_curve(c.model, theta, X, y, curve, EPS, spec.options["eps_max"])
+    figures = {"curve_margins": ", ".join(map(str, result.margins)), "curve_improvement": str(result.improvement),
+               "curve_distance_squared": str(result.distance_squared)}
+    if result.certified:
+        return _Outcome(Verdict.REFUTED, _rigorous(c), f"layer {layer} is not a local minimum of its max-margin "
+                        f"problem (only layer {layer} moves): {result.message}", figures)
+    return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the witness curve fails: {result.message}", figures)
+
+
+def _layer_patterns(c: Construction, local: _Outcome, u: np.ndarray) -> _Outcome:
+    """The first layer of a depth-2 ReLU network: its problem's global optimum by activation patterns
+    (``numerics.global_optimum.layer_global_optimum``), bracketed exactly."""
+    theta, X, y = _exact_inputs(c)
+    squared = E.dot(u, u)
+    slack = 0 if c.exact else FLOAT_TOLERANCE * float(squared)
+    result = global_optimum.layer_global_optimum(c.model, theta, X, y, bounds=False)  # a better layer refutes
+    if not (E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack):
+        result = global_optimum.layer_global_optimum(c.model, theta, X, y)
+    figures = local.figures | {"layer_optimum_upper": _figure(result.upper), "layer_programs": result.programs}
+    if result.lower is not None:
+        figures["layer_optimum_lower"] = _figure(result.lower)
+    bracket = f"= {_show(result.optimum)}" if result.optimum is not None else (
+        f"in [{_show(result.lower)}, {_show(result.upper)}]" if result.lower is not None else
+        f"≤ {_show(result.upper)}")
+    if E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack:
+        figures["better_layer"] = _rounded(B.to_float(result.point), 8)
+        return _Outcome(Verdict.REFUTED, _rigorous(c), f"layer 1 is {local.verdict.value} as a local minimum but not "
+                        f"global: its problem's optimum {bracket} < ‖u‖² = {_show(squared)} ({result.message})",
+                        figures)
+    if result.lower is not None and E.sign(result.lower - squared) >= 0:
+        return _Outcome(local.verdict, local.evidence, f"{local.detail}; and a global one: optimum {bracket} "
+                        f"({result.message})", figures)
+    return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{local.detail}; the enumeration gives the optimum "
+                    f"{bracket} ({result.message})", figures)
 
 
 def _frozen_later_pattern(c: Construction, theta: np.ndarray, X: np.ndarray, y: np.ndarray, layer: int
@@ -776,11 +884,13 @@ CHECKERS: dict[str, Callable[[Construction, PropertySpec], _Outcome]] = {
 def check_property(c: Construction, spec: PropertySpec) -> PropertyResult:
     start = time.perf_counter()
     try:
-        outcome = CHECKERS[spec.check](c, spec)
+        with threadpool_limits(1):  # tiny dense problems: extra BLAS threads only add overhead
+            outcome = CHECKERS[spec.check](c, spec)
     except (ValueError, ArithmeticError, NotImplementedError, np.linalg.LinAlgError) as exc:
         # An engine refused this input (degenerate data, a zero matrix, a solver failure): say so.
-        outcome = _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"could not decide: {type(exc).__name__}: "
-                                                                       f"{str(exc).splitlines()[0] if str(exc) else ''}")
+        first_line = str(exc).splitlines()[0] if str(exc) else ""
+        outcome = _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC,
+                           f"could not decide: {type(exc).__name__}: {first_line}")
     name = f"{spec.check} (layer {spec.options['layer']})" if "layer" in spec.options else spec.check
     figures = {key: _figure(value) for key, value in outcome.figures.items()}
     detail = " ".join(outcome.detail.split())

@@ -32,8 +32,7 @@ from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr, rat
 
 from numerics import exact as E
 from numerics.networks import Dense, Network, circular_convolutional, diagonal, disjoint_patches, fully_connected
-from numerics.tensor_network import (LinearTensorNetwork, convolutional_tensor, diagonal_tensor,
-                                     fully_connected_tensor)
+from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor, diagonal_tensor, fully_connected_tensor
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "construction.schema.json"
 CHECKS = ("feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum")
@@ -262,7 +261,8 @@ def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
         extra = sorted(set(instance) - set(error.schema.get("properties", {})))
         key = extra[0] if extra else "?"
         if key in ("bias", "biases"):
-            return f"{where}.{key}: biases are not supported (the checker needs a bias-free, positively homogeneous network)"
+            return (f"{where}.{key}: biases are not supported (the checker needs a bias-free, positively homogeneous "
+                    "network)")
         return f"{where}: unknown key {key!r}"
     if error.validator == "enum" and "propertyNames" in error.schema_path:
         owner = document
@@ -411,7 +411,7 @@ def _tensor_network(spec: Mapping[str, Any]) -> LinearTensorNetwork:
         entries = spec["input_dim"] ** 2 * math.prod(spec["filter_lengths"])
     else:
         widths = spec["widths"]
-        entries = widths[0] * math.prod(widths[l] * widths[l + 1] for l in range(len(widths) - 1)) * widths[-1]
+        entries = widths[0] * math.prod(widths[k] * widths[k + 1] for k in range(len(widths) - 1)) * widths[-1]
     if entries > _MAX_TENSOR_ENTRIES:
         raise ConstructionError(f"architecture: the data tensor would have {entries} entries, more than "
                                 f"{_MAX_TENSOR_ENTRIES}")
@@ -442,8 +442,8 @@ def _layers(spec: Mapping[str, Any], model: Model, where: str, symbols: Mapping[
         raise ConstructionError(f"{where}.layers: expected {len(shapes)} layers for this architecture, "
                                 f"got {len(layers)}")
     parsed = []
-    for l, (values, shape) in enumerate(zip(layers, shapes)):
-        at = f"{where}.layers[{l}]"
+    for index, (values, shape) in enumerate(zip(layers, shapes)):
+        at = f"{where}.layers[{index}]"
         if len(shape) == 2:
             got = _shape_text(values)
             if got != f"a {shape[0]}×{shape[1]} matrix":

@@ -1,0 +1,87 @@
+"""Paper 001's positive-result oracles (theorems/margin_maximization/positive_oracles.py, lemmas_c.py) against
+closed forms: the group lasso on diagonal networks is the ℓ1 max margin, the saddle instance, the per-layer problem at
+an exactly per-layer-optimal point, the cost bound of the capped flow, and the AM–GM search of Lemma C.5."""
+
+import numpy as np
+import pytest
+import sympy
+
+from numerics.convex import max_margin
+from numerics.networks import diagonal, fully_connected
+from theorems.margin_maximization import common as C
+from theorems.margin_maximization import positive_oracles as P
+from theorems.margin_maximization.definitions import locally_connected, teacher_data
+from theorems.margin_maximization.lemmas_c import tangent_line_proof, worst_slack
+
+
+def test_group_lasso_of_a_diagonal_network_is_the_l1_max_margin():
+    rng = np.random.default_rng(0)
+    X, y = teacher_data(rng, 6, 3)
+    lasso = P.group_lasso(diagonal(3, 2, "linear"), X, y)
+    lp = max_margin(X, y, norm="l1")
+    assert lasso.status == "solved" and lp.status == "certified"
+    assert lasso.objective == pytest.approx(lp.objective, rel=1e-7)
+
+
+def test_unit_features_are_the_receptive_fields_and_the_pattern_masks_them():
+    net = locally_connected([[0, 1], [1, 2], [2, 3]], 4, "relu")
+    X = np.arange(8.0).reshape(2, 4)
+    F = P.unit_features(net, X)
+    blocks = P.neuron_blocks(net)
+    for j, field in enumerate(([0, 1], [1, 2], [2, 3])):
+        np.testing.assert_array_equal(F[:, blocks.incoming[j]], X[:, field])
+    masked = P.unit_features(net, X, np.array([[1, 0, 1], [0, 1, 1]]))
+    assert not masked[0, blocks.incoming[1]].any() and not masked[1, blocks.incoming[0]].any()
+    np.testing.assert_array_equal(masked[0, blocks.incoming[0]], X[0, [0, 1]])
+
+
+def test_neuron_products_and_the_balanced_value():
+    net = diagonal(2, 2, "linear")
+    theta = np.array([1.0, -2.0, 3.0, 0.5])  # w = (1, −2), v = (3, 1/2)
+    np.testing.assert_allclose([u[0] for u in P.neuron_products(net, theta)], [3.0, -1.0])
+
+
+def test_saddle_instance_is_stationary_with_loss_log_2():
+    s = P.saddle_instance()
+    assert s.gradient_is_zero
+    assert s.loss("logistic") == sympy.log(2) and s.loss("exponential") == 1
+
+
+def test_layer_problem_at_an_exact_per_layer_optimum_and_off_it():
+    c = C.construction("thm4.1-linear")
+    X, y = np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float)
+    theta = np.asarray(c.theta, dtype=float)
+    for layer in range(2):
+        assert P.layer_problem(c.float_model, theta, X, y, layer).relative_gap < 1e-8
+    moved = theta + np.array([0.0, 0.3, 0.0, 0.0])
+    assert P.layer_problem(c.float_model, moved, X, y, 1).relative_gap > 1e-2
+
+
+def test_capped_flow_stops_at_the_norms_and_respects_its_bound():
+    rng = np.random.default_rng(1)
+    X, y = teacher_data(rng, 5, 3)
+    net = fully_connected([3, 2, 1], "linear")
+    theta0 = rng.normal(size=net.n_params)
+    points = P.capped_flow(net, X, y, theta0, "exponential", (10.0, 30.0), 20_000)
+    assert points is not None
+    np.testing.assert_allclose([np.linalg.norm(p) for p in points], [10.0, 30.0], rtol=1e-6)
+    assert P.capped_flow(net, X, y, theta0, "exponential", (10.0,), 5) is None
+
+
+def test_fan_instance_and_the_loss_threshold():
+    net, X, y, theta0 = P.fan_instance(np.random.default_rng(2))
+    assert net.n_params == theta0.size and np.all(y == 1) and np.all(X[:, 1] > 0)
+    assert np.all(theta0[6:] > 0)  # positive deeper layers
+    one = fully_connected([1, 1], "linear")
+    X1, y1 = np.ones((1, 1)), np.ones(1)
+    assert P.below_threshold(one, X1, y1, "exponential", np.array([0.01]))  # e^(−0.01) < 1
+    assert not P.below_threshold(one, X1, y1, "logistic", np.array([0.0]))  # log 2 is not < log 2
+    assert P.below_threshold(one, X1, y1, "logistic", np.array([0.01]))
+
+
+def test_am_gm_search_and_its_controls():
+    assert tangent_line_proof()
+    rng = np.random.default_rng(3)
+    assert worst_slack(rng, 3, 3, 1.0, 5000) >= -1e-12
+    assert worst_slack(rng, 3, 4, 1.0, 5000) < -0.5  # the constant m + 1 fails at a_j = C
+    assert worst_slack(rng, 3, 3, -1.0, 5000) < -0.5  # C < 0: a = 0 satisfies the hypothesis

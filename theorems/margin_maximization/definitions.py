@@ -1,0 +1,917 @@
+"""Paper 001, Sec. 2 and App. B: the setting (network classes, losses and gradient flow, the max-margin Problem (2)
+with its Clarke KKT conditions, the per-layer Problem (4)) and the background results the paper cites
+(Theorem 2.1 and the predictor-space facts of Sec. 2).
+
+Helpers shared by this package's claims on the setting, the positive results and Lemmas C.1–C.5:
+
+* symbolic networks: :func:`symbolic_output` evaluates Φ(θ; x) on sympy symbols with a given activation per hidden
+  unit. Inside an activation region a ReLU unit is σ(z) = s·z with s = σ'(z) ∈ {0, 1}, and at a kink s = σ'(0)
+  still gives σ(0) = s·0, so with one free symbol s per unit (:func:`relu_region`) a single polynomial identity
+  covers every region and every convention for σ'(0): the gradient that backpropagation computes at θ is the
+  gradient of this polynomial with s frozen at σ'(z(θ));
+* the weight-sharing structure of a layer (:func:`parameter_uses`, :func:`is_no_share`,
+  :func:`neuron_parameters`) and depth-2 networks of N_no-share with arbitrary receptive fields
+  (:func:`locally_connected`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import mpmath
+import numpy as np
+import scipy.optimize
+import sympy
+
+from numerics import exact as E
+from numerics import kkt
+from numerics.convex import max_margin
+from numerics.flows import GradientFlow
+from numerics.losses import Objective
+from numerics.metrics import angle
+from numerics.networks import Dense, Layer, Network, Shared, diagonal, disjoint_patches, fully_connected
+from numerics.symbolic import is_identically_zero
+from numerics.trends import fit_rate, is_monotone
+from theorems.margin_maximization import common as C
+from verify import Context, claim, line, plain
+
+Activation = Callable[[sympy.Expr, tuple[int, int]], sympy.Expr]
+"""σ applied to the pre-activation z of hidden unit (layer, neuron); layers are numbered from 1."""
+
+
+# -- symbolic networks -------------------------------------------------------------------------------------------
+def linear_activation(z: sympy.Expr, unit: tuple[int, int]) -> sympy.Expr:
+    return z
+
+
+def relu_region(prefix: str = "s") -> Activation:
+    """σ(z) = s·z with one real symbol s per hidden unit: a ReLU network inside any activation region (s ∈ {0, 1}),
+    and at a kink for any choice of σ'(0) (σ(0) = 0 = σ'(0)·0)."""
+    return lambda z, unit: sympy.Symbol(f"{prefix}{unit[0]}_{unit[1]}", real=True) * z
+
+
+def symbolic_parameters(net: Network, prefix: str = "t") -> np.ndarray:
+    return np.array(sympy.symbols(f"{prefix}0:{net.n_params}", real=True), dtype=object)
+
+
+def symbolic_input(d: int, prefix: str = "x") -> np.ndarray:
+    return np.array(sympy.symbols(f"{prefix}0:{d}", real=True), dtype=object)
+
+
+def symbolic_output(net: Network, theta: np.ndarray, x: np.ndarray, activation: Activation) -> sympy.Expr:
+    """Φ(θ; x) with ``activation`` on every hidden unit, for θ and x arrays of sympy expressions."""
+    matrices = net.matrices(theta)
+    h = np.asarray(x, dtype=object)
+    for layer, W in enumerate(matrices[:-1], start=1):
+        z = W.dot(h)
+        h = np.array([activation(sympy.expand(value), (layer, k)) for k, value in enumerate(z)], dtype=object)
+    return sympy.expand(matrices[-1].dot(h)[0])
+
+
+def gradient(expr: sympy.Expr, theta: np.ndarray) -> np.ndarray:
+    return np.array([sympy.diff(expr, t) for t in theta], dtype=object)
+
+
+# -- weight-sharing structure --------------------------------------------------------------------------------------
+def _basis(layer: Layer) -> np.ndarray:
+    """(n_params, d_out, d_in): the weight matrix of each unit parameter vector."""
+    return np.asarray(layer.matrix(np.eye(layer.n_params)), dtype=float)
+
+
+def parameter_uses(layer: Layer) -> np.ndarray:
+    """How many entries of the weight matrix each parameter of the layer fills (the paper's g_l⁻¹(k))."""
+    return (_basis(layer) != 0).sum(axis=(1, 2))
+
+
+def is_no_share(net: Network) -> bool:
+    """Membership in N_no-share: every parameter fills at most one weight (sparse layers allowed, no sharing)."""
+    return all(int(parameter_uses(layer).max()) <= 1 for layer in net.layers)
+
+
+def layer_offsets(net: Network) -> np.ndarray:
+    return np.cumsum((0,) + net.sizes)
+
+
+def neuron_parameters(net: Network, layer: int, neuron: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices in θ of the incoming parameters (layer ``layer``, row ``neuron``) and outgoing parameters (layer
+    ``layer`` + 1, column ``neuron``) of a hidden unit; layers numbered from 1. With shared weights the incoming set
+    holds parameters that other units use too."""
+    offsets = layer_offsets(net)
+    incoming = np.flatnonzero(np.any(_basis(net.layers[layer - 1])[:, neuron, :] != 0, axis=1))
+    outgoing = np.flatnonzero(np.any(_basis(net.layers[layer])[:, :, neuron] != 0, axis=1))
+    return offsets[layer - 1] + incoming, offsets[layer] + outgoing
+
+
+def locally_connected(fields: Sequence[Sequence[int]], d: int, activation: str = "linear") -> Network:
+    """Depth-2 network of N_no-share: hidden unit j sees the input coordinates ``fields[j]`` with its own weights,
+    then a full output row: Φ = Σ_j v_j σ(w_jᵀx^j) (the paper's canonical form, App. C.1)."""
+    index = np.zeros((len(fields), d), dtype=int)
+    count = 0
+    for j, field in enumerate(fields):
+        for coordinate in field:
+            count += 1
+            index[j, coordinate] = count
+    return Network((Shared(tuple(map(tuple, index))), Dense(1, len(fields))), activation)
+
+
+# -- identities of homogeneous networks ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class DegreeIdentity:
+    """An Euler-type identity Σ_{i∈A} θ_i ∂Φ/∂θ_i − Σ_{i∈B} θ_i ∂Φ/∂θ_i − c·Φ ≡ 0 for a polynomial Φ in θ.
+
+    On a monomial the operator θ_i ∂/∂θ_i multiplies by its degree in θ_i, so the identity holds exactly when every
+    monomial of Φ (with a nonzero coefficient) has deg_A − deg_B = c; a monomial that does not is an exact
+    counterexample. This is decided on sympy's sparse polynomial form, coefficients in the other symbols."""
+
+    holds: bool
+    monomials: int
+    offending: str  # a monomial violating the identity ("" when it holds)
+
+
+def degree_identity(phi: sympy.Expr, theta: np.ndarray, plus: Sequence[int], minus: Sequence[int] = (),
+                    constant: int = 0) -> DegreeIdentity:
+    poly = sympy.Poly(phi, *theta)
+    for monomial, coefficient in poly.terms():
+        defect = sum(monomial[i] for i in plus) - sum(monomial[i] for i in minus) - constant
+        if defect != 0 and coefficient != 0:
+            term = sympy.Mul(coefficient, *(t**e for t, e in zip(theta, monomial)))
+            return DegreeIdentity(False, len(poly.terms()), str(term))
+    return DegreeIdentity(True, len(poly.terms()), "")
+
+
+def layer_slices(net: Network) -> list[range]:
+    offsets = layer_offsets(net)
+    return [range(offsets[k], offsets[k + 1]) for k in range(net.depth)]
+
+
+def network_identities(net: Network, activation: Activation, units: bool) -> dict[str, DegreeIdentity]:
+    """Euler's identity ⟨θ, ∇Φ⟩ = mΦ, the layer identities ⟨u^(l), ∂Φ/∂u^(l)⟩ = Φ and (``units``) the per-unit
+    identities ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩, on symbolic θ and x."""
+    theta = symbolic_parameters(net)
+    phi = symbolic_output(net, theta, symbolic_input(net.d_in), activation)
+    out = {"Euler": degree_identity(phi, theta, range(net.n_params), constant=net.depth)}
+    out |= {f"layer {layer + 1}": degree_identity(phi, theta, block, constant=1)
+            for layer, block in enumerate(layer_slices(net))}
+    if units:
+        for layer in range(1, net.depth):
+            for k in range(net.layers[layer - 1].shape[0]):
+                incoming, outgoing = neuron_parameters(net, layer, k)
+                out[f"unit ({layer}, {k})"] = degree_identity(phi, theta, incoming, outgoing)
+    return out
+
+
+def relu_identities() -> dict[str, bool]:
+    """σ(αz) = ασ(z) for α > 0 and σ(z) = σ'(z)·z with any σ'(0), proved on the three cases z > 0, z < 0, z = 0."""
+    a, t, s = sympy.symbols("a t s", positive=True)
+
+    def relu(z: sympy.Expr) -> sympy.Expr:
+        return sympy.Max(0, z)
+
+    homogeneous = all(sympy.simplify(relu(a * z) - a * relu(z)) == 0 for z in (t, -t, sympy.Integer(0)))
+    slope_times_input = all(sympy.simplify(relu(z) - slope * z) == 0
+                            for z, slope in ((t, 1), (-t, 0), (sympy.Integer(0), s)))
+    return {"positively homogeneous": homogeneous, "σ(z) = σ'(z)z": slope_times_input}
+
+
+NET_INSTANCES: dict[str, Callable[[str], Network]] = {
+    "fully connected 2-3-2-1": lambda act: fully_connected([2, 3, 2, 1], act),
+    "diagonal d = 2, depth 3": lambda act: diagonal(2, 3, act),
+    "locally connected d = 4, fields {1,2},{2,3},{3,4}":
+        lambda act: locally_connected([[0, 1], [1, 2], [2, 3]], 4, act),
+    "2-patch convolution": lambda act: Network((disjoint_patches(2, 2), Dense(1, 2)), act),
+}
+NUMERIC_TOLERANCE = 1e-12
+
+
+def numeric_homogeneity(net: Network, rng: np.random.Generator, slope: float) -> float:
+    """max relative defect of Φ(αθ) = α^mΦ(θ) and ⟨θ, ∇Φ⟩ = mΦ (backprop with σ'(0) = ``slope``) over random θ,
+    α ∈ {1/2, 3} and six inputs, one of them exactly on a kink of the first hidden layer."""
+    net = dataclasses.replace(net, relu_slope_at_zero=slope)
+    theta = rng.normal(size=net.n_params)
+    X = rng.normal(size=(6, net.d_in))
+    W1 = net.matrices(theta)[0]
+    X[0] = X[0] - (W1[0] @ X[0]) / (W1[0] @ W1[0]) * W1[0]  # unit 0 of layer 1 sits on its kink for x_0
+    phi = net.forward(theta, X)[:, 0]
+    J = net.jacobian(theta, X)[:, 0, :]
+    scale = np.abs(J * theta).sum(axis=1) + 1e-300  # the size of the terms of ⟨θ, ∇Φ⟩
+    euler = np.abs(J @ theta - net.degree * phi) / scale
+    scaled = [np.abs(net.forward(alpha * theta, X)[:, 0] - alpha**net.degree * phi) / (alpha**net.degree * scale)
+              for alpha in (0.5, 3.0)]
+    return float(max(euler.max(), *(d.max() for d in scaled)))
+
+
+@claim(
+    id="margin.def.nets",
+    ref="Sec. 2 (networks, N, N_no-share, diagonal networks, homogeneity), App. C.1",
+    kind="definition",
+    title="Bias-free linear and ReLU networks in N are homogeneous of degree equal to their depth",
+    statement=("A network of $cal(N)$ has layers $W^((l))(u^((l)))$ linear in their parameters (sparse and shared "
+               "entries allowed, no sharing across layers), bias-free units $h_j = sigma(W^((j)) h_(j-1))$ and a "
+               "linear output. With $sigma$ linear or ReLU, $Phi(alpha theta; x) = alpha^m Phi(theta; x)$ for "
+               "$alpha > 0$, so $chevron.l theta, nabla Phi chevron.r = m Phi$ and "
+               "$chevron.l u^((l)), partial Phi \\/ partial u^((l)) chevron.r = Phi$ for every layer; without sharing "
+               "($cal(N)_\"no-share\"$) also "
+               "$chevron.l w_\"in\", partial Phi \\/ partial w_\"in\" chevron.r = chevron.l w_\"out\", partial Phi \\/ "
+               "partial w_\"out\" chevron.r$ for every hidden unit. Fully-connected and diagonal networks lie in "
+               "$cal(N)_\"no-share\"$; a convolution over disjoint patches does not. A linear network computes "
+               "$x |-> chevron.l beta, x chevron.r$; for a diagonal one $beta = w_1 dot.o dots.c dot.o w_m$."),
+    hypotheses=plain("σ(z) = z or σ(z) = max(0, z); σ'(0) any fixed value in [0, 1] in backpropagation"),
+    expected="certified",
+    profiles={"quick": "sympy identities on four architectures (linear, and ReLU with one symbolic slope per unit); "
+                       "ReLU case splits; float64 homogeneity and Euler identities at a kink for σ'(0) ∈ {0, 1/2, 1}",
+              "full": "as quick", "paper": "as quick"},
+    notes=plain("The Euler identities are proved for the listed architectures; for general ones they follow from the "
+                "two proved ingredients (each layer map is linear in its parameters, σ is positively homogeneous) by "
+                "induction over the layers."),
+)
+def check_def_nets(ctx: Context) -> None:
+    cases = relu_identities()
+    ctx.prove("ReLU case split", "symbolic", all(cases.values()),
+              "on z > 0, z < 0, z = 0: max(0, αz) = α max(0, z) for α > 0, and max(0, z) = σ'(z)z for σ'(0) = s "
+              "arbitrary", {k: v for k, v in cases.items()})
+    for name, build in NET_INSTANCES.items():
+        for act, activation in (("linear", linear_activation), ("relu", relu_region())):
+            net = build(act)
+            tests = network_identities(net, activation, units=is_no_share(net))
+            failed = [key for key, test in tests.items() if not test.holds]
+            ctx.prove(f"{name}, {act}", "symbolic", not failed,
+                      f"Φ on symbolic θ, x{' and unit slopes' if act == 'relu' else ''} ("
+                      f"{tests['Euler'].monomials} monomials): the identities {', '.join(tests)} hold monomial by "
+                      "monomial" + (f"; failed: {failed}" if failed else ""), {"identities": len(tests)})
+
+    # the library's encoding against the definitions
+    linear_fc = fully_connected([2, 3, 2, 1], "linear")
+    theta, x = symbolic_parameters(linear_fc), symbolic_input(2)
+    phi = symbolic_output(linear_fc, theta, x, linear_activation)
+    jac = linear_fc.jacobian(theta, x[None, :])[0, 0, :]
+    agrees = is_identically_zero(sympy.Matrix(list(jac - gradient(phi, theta)))).proved and is_identically_zero(
+        linear_fc.forward(theta, x[None, :])[0, 0] - phi).proved
+    diag = diagonal(2, 3, "linear")
+    t = symbolic_parameters(diag)
+    beta = t[0:2] * t[2:4] * t[4:6]
+    diagonal_predictor = is_identically_zero(diag.forward(t, x[None, :])[0, 0] - beta.dot(x)).proved
+    uses = {name: int(parameter_uses(layer).max()) for name, layer in
+            (("fully connected", Dense(3, 2)), ("diagonal", diagonal(2, 2).layers[0]),
+             ("locally connected", locally_connected([[0, 1], [1, 2]], 3).layers[0]),
+             ("2-patch convolution", disjoint_patches(2, 2)))}
+    membership = uses["fully connected"] == uses["diagonal"] == uses["locally connected"] == 1 \
+        and uses["2-patch convolution"] == 2
+    ctx.prove("the library's networks are the paper's", "symbolic", agrees and diagonal_predictor and membership,
+              "numerics.networks forward and Jacobian equal the symbolic recursion and its gradient (FC 2-3-2-1); the "
+              "diagonal depth-3 network computes ⟨w1∘w2∘w3, x⟩; dense, diagonal and locally connected layers use each "
+              "parameter once (N_no-share), the 2-patch convolution twice (N only)", {f"uses: {k}": v
+                                                                                     for k, v in uses.items()})
+    rng = ctx.rng("numeric")
+    worst = max(numeric_homogeneity(build("relu"), rng, slope) for build in NET_INSTANCES.values()
+                for slope in (0.0, 0.5, 1.0))
+    ctx.support("float64 homogeneity and Euler at a kink", "numeric", worst <= NUMERIC_TOLERANCE,
+                f"ReLU instances, random θ, α ∈ {{1/2, 3}}, σ'(0) ∈ {{0, 1/2, 1}}: relative defect ≤ "
+                f"{NUMERIC_TOLERANCE:g}", {"max_relative_defect": worst, "tolerance": NUMERIC_TOLERANCE})
+
+    # controls: a non-homogeneous activation, and the per-unit identity under weight sharing
+    def quadratic(z: sympy.Expr, unit: tuple[int, int]) -> sympy.Expr:
+        return z + z**2 / 2
+
+    broken = network_identities(fully_connected([2, 3, 2, 1], "linear"), quadratic, units=True)
+    ctx.control("σ(z) = z + z²/2", not broken["Euler"].holds,
+                "the same Euler check on a non-homogeneous activation fails at the monomial "
+                f"{broken['Euler'].offending}")
+    conv = NET_INSTANCES["2-patch convolution"]("linear")
+    shared = degree_identity(symbolic_output(conv, symbolic_parameters(conv), symbolic_input(4), linear_activation),
+                             symbolic_parameters(conv), *neuron_parameters(conv, 1, 0))
+    ctx.control("per-unit identity with shared weights", not shared.holds,
+                f"⟨w, ∂Φ/∂w⟩ = v_1 ∂Φ/∂v_1 on the 2-patch convolution fails at the monomial {shared.offending}")
+
+
+# -- losses, gradient flow and the loss threshold ------------------------------------------------------------------
+def loss_expression(loss: str, q: sympy.Expr) -> sympy.Expr:
+    return sympy.exp(-q) if loss == "exponential" else sympy.log(1 + sympy.exp(-q))
+
+
+def separates(loss: str, total_loss: float) -> bool:
+    """Whether a loss value certifies correct classification of every sample: L < ℓ(0) (1 for the exponential
+    loss, log 2 for the logistic loss). ℓ is positive and decreasing, so each term ℓ(q_i) < ℓ(0) gives q_i > 0."""
+    return total_loss < float(C.separation_threshold(loss).a)
+
+
+ENCODING_TOLERANCE = mpmath.mpf("1e-15")  # 30-digit arithmetic; the central-difference stencil is exact to ~1e-20
+
+
+def encoding_defect(loss: str, mean: bool, rng: np.random.Generator) -> mpmath.mpf:
+    """|L_library − Σ_i ℓ(y_iΦ(θ; x_i))| + ‖−∇L_library − (−∇L by 30-digit central differences)‖, relative, on a
+    random linear 2-3-1 network and 5 samples; ``mean`` selects the library's averaged objective."""
+    net = fully_connected([2, 3, 1], "linear")
+    X, y = rng.normal(size=(5, 2)), np.sign(rng.normal(size=5))
+    theta = rng.normal(size=net.n_params)
+    with mpmath.workdps(30):
+        Xm, ym, tm = (np.array([mpmath.mpf(float(v)) for v in a.ravel()], dtype=object).reshape(a.shape)
+                      for a in (X, y, theta))
+        objective = Objective(net, Xm, ym, loss, mean=mean)
+        ell = (lambda v: mpmath.exp(-v)) if loss == "exponential" else (lambda v: mpmath.log1p(mpmath.exp(-v)))
+
+        def direct(point: np.ndarray) -> mpmath.mpf:
+            return sum(ell(v) for v in ym * net.forward(point, Xm)[:, 0])
+
+        value_defect = abs(objective.value(tm) - direct(tm)) / direct(tm)
+        h = mpmath.mpf("1e-10")
+        grad = []
+        for i in range(len(tm)):
+            up, down = tm.copy(), tm.copy()
+            up[i] += h
+            down[i] -= h
+            grad.append((direct(up) - direct(down)) / (2 * h))
+        descent = objective.descent(tm)
+        gradient_defect = mpmath.sqrt(sum((descent[i] + grad[i]) ** 2 for i in range(len(tm)))) / mpmath.sqrt(
+            sum(g**2 for g in grad))
+        return value_defect + gradient_defect
+
+
+def logistic_regression_direction(ctx: Context, norms: Sequence[float]) -> tuple[list[float], list[float], float]:
+    """Gradient flow of a linear classifier (degree 1) on the logistic loss, by the normalized flow: the angles to
+    the hard-margin SVM direction and to the ℓ1 max-margin direction at each ‖θ‖ in ``norms``."""
+    rng = ctx.rng("logistic regression")
+    while True:  # data whose ℓ2 and ℓ1 max-margin directions differ (a vertex solution can be shared by both)
+        X = rng.normal(size=(8, 3))
+        y = np.sign(X @ rng.normal(size=3))
+        svm, lasso = max_margin(X, y), max_margin(X, y, norm="l1")
+        if angle(svm.solution, lasso.solution) > 0.1:
+            break
+    model = fully_connected([3, 1], "linear")
+    theta = 0.1 * rng.normal(size=3)
+    to_svm, to_l1 = [], []
+    for norm in norms:
+        limit = C.normalized_flow(model, X, y, theta, "logistic", norm=norm, rtol=1e-8)
+        theta = limit.final
+        to_svm.append(angle(theta, svm.solution))
+        to_l1.append(angle(theta, lasso.solution))
+    return to_svm, to_l1, float(angle(svm.solution, lasso.solution))
+
+
+@claim(
+    id="margin.def.gf",
+    ref="Eq. (1), Sec. 2 (losses, gradient flow, convergence in direction)",
+    kind="definition",
+    title="Empirical loss, gradient flow and directional convergence",
+    statement=("$L(theta) = sum_(i=1)^n ell(y_i Phi(theta; x_i))$ (a sum) with $ell(q) = e^(-q)$ or "
+               "$ell(q) = log(1 + e^(-q))$; both have $ell' < 0 < ell''$. Gradient flow is "
+               "$dot(theta) = -nabla L(theta)$, and $theta(t)$ converges in direction to $tilde(theta)$ when "
+               "$theta(t) \\/ norm(theta(t)) -> tilde(theta) \\/ norm(tilde(theta))$. "
+               "A loss value $L < ell(0)$ forces every margin to be positive ($ell(0) = 1$, resp. $log 2$)."),
+    hypotheses=plain("natural logarithm in the logistic loss"),
+    expected="certified",
+    profiles={"quick": "sympy signs of ℓ', ℓ''; the library's objective and descent direction against 30-digit direct "
+                       "sums and central differences; the threshold ℓ(0); logistic regression by the normalized flow "
+                       "to ‖θ‖ = 1000 against the SVM direction (integrator control)",
+              "full": "as quick", "paper": "as quick"},
+    notes=plain("Spec issue I1: the paper's gloss 'L < 1, namely every x_i is classified correctly' holds for the "
+                "exponential loss only; for the logistic loss L < 1 allows a margin down to −log(e − 1) ≈ −0.541, "
+                "and L < log 2 is the threshold. See margin.thm2.1, margin.thm3.1 and margin.thm5.2."),
+)
+def check_def_gf(ctx: Context) -> None:
+    q = sympy.Symbol("q", real=True)
+    signs = {}
+    for loss in C.LOSSES:
+        ell = loss_expression(loss, q)
+        first, second = sympy.simplify(sympy.diff(ell, q)), sympy.simplify(sympy.diff(ell, q, 2))
+        signs[loss] = bool(first.is_negative) and bool(second.is_positive)
+    ctx.prove("ℓ' < 0 < ℓ''", "symbolic", all(signs.values()),
+              "sympy: exponential ℓ' = −e^(−q), ℓ'' = e^(−q); logistic ℓ' = −1/(1 + e^q), ℓ'' = e^q/(1 + e^q)², signs "
+              "decided for real q", signs)
+    rng = ctx.rng("encoding")
+    defects = {loss: encoding_defect(loss, False, rng) for loss in C.LOSSES}
+    ctx.support("library objective = Eq. (1)", "numeric", all(d <= ENCODING_TOLERANCE for d in defects.values()),
+                f"numerics.losses.Objective (sum) and its descent direction against the direct 30-digit sum and "
+                f"central differences: relative defect ≤ {ENCODING_TOLERANCE}",
+                {k: float(v) for k, v in defects.items()})
+
+    # the threshold: L < ℓ(0) ⇒ positive margins; L < 1 is the same threshold only for the exponential loss
+    at_zero = {loss: loss_expression(loss, sympy.Integer(0)) for loss in C.LOSSES}
+    helper = separates("logistic", 0.69) and not separates("logistic", 0.70) and separates("exponential", 0.99) \
+        and not separates("exponential", 1.0)
+    ctx.prove("L < ℓ(0) forces positive margins", "symbolic", at_zero == {"exponential": 1, "logistic": sympy.log(2)}
+              and all(signs.values()) and helper,
+              "ℓ > 0 and ℓ' < 0: L < ℓ(0) bounds every term ℓ(q_i) < ℓ(0), so q_i > 0; ℓ(0) = 1 (exponential), log 2 "
+              "(logistic); the helper `separates` draws the line there", {k: str(v) for k, v in at_zero.items()})
+    misclassified = C.loss_enclosure("logistic", [sympy.Rational(-3, 10)])
+    ctx.control("L < 1 as the logistic threshold",
+                misclassified.b < 1 and not separates("logistic", float(misclassified.b)),
+                f"one sample with margin −3/10 has logistic loss in {misclassified} < 1: the threshold 1 does not "
+                "force correct classification, and the helper says so", {"loss_high": float(misclassified.b)})
+
+    norms = (100.0, 300.0, 1000.0)
+    to_svm, to_l1, apart = logistic_regression_direction(ctx, norms)
+    ctx.support("integrator: logistic regression → SVM direction", "numeric",
+                to_svm[-1] <= 0.01 and is_monotone(to_svm, "decreasing"),
+                f"angle to the hard-margin SVM at ‖θ‖ = {norms}: {[f'{a:.2e}' for a in to_svm]} rad, decreasing and ≤ "
+                "0.01 (finite-time proxy of Soudry et al.)", {"final_angle": to_svm[-1]},
+                plot=line("Logistic regression by the normalized flow", {"to the SVM": (norms, to_svm),
+                                                                         "to the ℓ1 max margin": (norms, to_l1)},
+                          xlabel="‖θ‖", ylabel="angle (rad)", xscale="log", yscale="log"))
+    mean_defect = encoding_defect("logistic", True, ctx.rng("encoding"))
+    ctx.control("wrong references", to_l1[-1] > 0.1 and mean_defect > 1e-3,
+                f"the flow does not approach the ℓ1 max-margin direction (angle {to_l1[-1]:.3f}, the two directions "
+                f"are {apart:.3f} apart), and the averaged objective fails the Eq. (1) encoding check (defect "
+                f"{float(mean_defect):.3f})", {"angle_to_l1": to_l1[-1], "mean_defect": float(mean_defect)})
+
+
+# -- Problem (2): KKT points, Euler's identity and balancedness ----------------------------------------------------
+KKT_POINTS = ("thm3.2", "thm4.1-linear", "thm4.1-relu", "thm4.2.2", "thm4.4-relu", "thm5.1-depth3", "lemC.6")
+
+
+def unit_imbalance(net: Network, theta: np.ndarray) -> list:
+    """‖w_in‖² − ‖w_out‖² for every hidden unit (exact for exact θ)."""
+    out = []
+    for layer in range(1, net.depth):
+        for k in range(net.layers[layer - 1].shape[0]):
+            incoming, outgoing = neuron_parameters(net, layer, k)
+            out.append(E.dot(theta[incoming], theta[incoming]) - E.dot(theta[outgoing], theta[outgoing]))
+    return E.canonical(out)
+
+
+def layer_norms(net: Network, theta: np.ndarray) -> np.ndarray:
+    return E.canonical([E.dot(theta[list(block)], theta[list(block)]) for block in layer_slices(net)])
+
+
+def kkt_identities(name: str, degree_offset: int = 0, units: bool = False) -> dict[str, bool]:
+    """At the exact KKT point of a construction: Euler's identity ‖θ‖² = (L + offset)·Σλ_i (offset 0 is D1), every
+    layer's ‖u^(l)‖² = Σλ_i (layer Euler identities with complementary slackness), and, for depth-2 networks without
+    sharing (or with ``units``), ‖w_j‖² = v_j² for every unit (D2)."""
+    c = C.construction(name)
+    first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
+    total = sum(first.multipliers)
+    out = {"exact KKT": first.status == "kkt" and first.exact,
+           "Euler": E.sign(E.dot(c.theta, c.theta) - (c.model.degree + degree_offset) * total) == 0,
+           "layers": all(E.sign(v - total) == 0 for v in layer_norms(c.model, c.theta))}
+    if c.model.depth == 2 and (units or is_no_share(c.model)):
+        out["units"] = all(E.sign(v) == 0 for v in unit_imbalance(c.model, c.theta))
+    return out
+
+
+def perturbed_output_weight(name: str = "thm4.2.2", weight: str = "11/10") -> dict:
+    """A construction document whose first output weight is changed (a feasible point that is not KKT)."""
+    doc = C.document(name)
+    layers = [list(map(list, layer)) if isinstance(layer[0], list) else list(layer)
+              for layer in doc["parameters"]["layers"]]
+    layers[-1][0][0] = weight
+    return C.with_parameters(doc, layers)
+
+
+@claim(
+    id="margin.def.problem2",
+    ref="Problem (2), Thm 2.1; App. B (Problem (5))",
+    kind="definition",
+    title="The parameter-space max-margin problem and its KKT points",
+    statement=("Problem (2) is $min_theta 1\\/2 norm(theta)^2$ subject to $y_i Phi(theta; x_i) >= 1$ for all $i$. "
+               "A feasible $theta$ is a KKT point when $theta = sum_i lambda_i g_i$ with $lambda_i >= 0$, "
+               "$g_i in partial^circle (y_i Phi(theta; x_i))$ (Clarke subdifferential) and $lambda_i = 0$ unless "
+               "$y_i Phi(theta; x_i) = 1$. For homogeneous $Phi$ of degree $L$ every KKT point satisfies "
+               "$norm(theta)^2 = L sum_i lambda_i$ and $norm(u^((l)))^2 = sum_i lambda_i$ for every layer; for depth-2 "
+               "networks without sharing also $norm(w_j) = abs(v_j)$ for every hidden unit."),
+    hypotheses=plain("Φ a linear or ReLU network in N, homogeneous of degree L"),
+    expected="certified",
+    profiles={"quick": "the checker's exact KKT test on the paper's seven KKT points; exact Euler, layer and unit "
+                       "balance identities there; a perturbed point, a wrong degree and a shared-weight unit as "
+                       "controls", "full": "as quick", "paper": "as quick"},
+    notes=plain("The balance identities follow from stationarity alone: ⟨u^(l), g_i^(l)⟩ = q_i for every Clarke "
+                "subgradient (Euler per layer), and q_i = 1 wherever λ_i > 0 (spec D1, D2). Hence Lemma C.4's "
+                "conclusion holds at every KKT point, not only at gradient-flow limits (spec I10)."),
+)
+def check_def_problem2(ctx: Context) -> None:
+    for name in KKT_POINTS:
+        rep = C.check(C.with_properties(C.document(name), {"check": "kkt"}))
+        C.record(ctx, f"{name}: KKT", C.result(rep, "kkt"), True)
+        identities = kkt_identities(name)
+        ctx.prove(f"{name}: Euler and balance identities", "exact", all(identities.values()),
+                  "exact multipliers: ‖θ‖² = LΣλ_i, ‖u^(l)‖² = Σλ_i for every layer"
+                  + (", ‖w_j‖² = v_j² for every unit" if "units" in identities else ""), identities)
+    rep = C.check(C.with_properties(perturbed_output_weight(), {"check": "kkt"}))
+    wrong_degree = kkt_identities("thm3.2", degree_offset=-1)
+    shared = kkt_identities("thm4.4-relu", units=True)
+    ctx.control("perturbed point, wrong degree, shared weights",
+                C.rejects(C.result(rep, "kkt"), True) and not wrong_degree["Euler"] and not shared["units"]
+                and shared["layers"],
+                "Theorem 4.2(2)'s point with v_1 = 11/10 is rejected as a KKT point "
+                f"({C.result(rep, 'kkt').verdict.value}); ‖θ‖² = (L − 1)Σλ fails at Theorem 3.2's point; at the "
+                "shared-weight point of Theorem 4.4 the layers balance but ‖w‖² ≠ v_1²")
+
+
+# -- Problem (4): the per-layer problem ----------------------------------------------------------------------------
+def layer_is_linear(net: Network, theta: np.ndarray, layer: int, rng: np.random.Generator) -> bool:
+    """Exact test that u ↦ Φ(θ with layer ``layer`` (0-based) = u; x) is linear: its Jacobian is the same at θ's
+    layer and at two random rational points, and Φ(u) = J·u there (Euler of degree 1)."""
+    restriction, u = kkt.restrict_to_layer(net, theta, layer)
+    X = E.to_exact(np.array([[sympy.Rational(int(v), 7) for v in rng.integers(-9, 10, size=net.d_in)]
+                             for _ in range(3)], dtype=object))
+    points = [u] + [E.to_exact(np.array([sympy.Rational(int(v), 5) for v in rng.integers(-9, 10, size=len(u))],
+                                         dtype=object)) for _ in range(2)]
+    jacobians = [E.canonical(restriction.jacobian(p, X)[:, 0, :]) for p in points]
+    same = all(np.all(E.signs(E.canonical(J - jacobians[0])) == 0) for J in jacobians[1:])
+    euler = all(np.all(E.signs(E.canonical(restriction.forward(p, X)[:, 0] - E.canonical(J.dot(p)))) == 0)
+                for p, J in zip(points, jacobians))
+    return same and euler
+
+
+def same_multipliers(name: str) -> bool:
+    """The exact multipliers λ of Problem (2) at a construction's KKT point make every layer stationary for its
+    Problem (4): u^(l) = Σ_i λ_i y_i ∂Φ/∂u^(l) exactly (feasibility and complementary slackness are the same
+    constraints). The layer problem may have other multipliers as well (several samples can share a gradient)."""
+    c = C.construction(name)
+    full = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
+    if not (full.exact and full.status == "kkt"):
+        return False
+    weights = E.canonical(full.multipliers * c.Y)
+    for layer in range(c.model.depth):
+        restriction, u = kkt.restrict_to_layer(c.model, c.theta, layer)
+        residual = E.canonical(u - E.canonical(restriction.jacobian(u, c.X)[:, 0, :].T.dot(weights)))
+        if np.any(E.signs(residual) != 0):
+            return False
+    return True
+
+
+LINEAR_LAYER_POINTS = ("thm4.1-linear", "thm4.4-linear", "thm5.1-depth3")
+
+
+@claim(
+    id="margin.def.problem4",
+    ref="Problem (4), Sec. 5",
+    kind="definition",
+    title="The per-layer max-margin problem",
+    statement=("For a layer $l_0$ and a reference $theta_0$, Problem (4) is $min_(u^((l_0))) 1\\/2 "
+               "norm(u^((l_0)))^2$ subject to $y_i Phi(theta'; x_i) >= 1$, where $theta'$ is $theta_0$ with layer "
+               "$l_0$ replaced by $u^((l_0))$. Its constraints are linear in $u^((l_0))$ for linear networks and for "
+               "the last layer of any network (a convex QP); at a KKT point of Problem (2) each layer is a KKT point "
+               "of its Problem (4), with the multipliers of Problem (2)."),
+    hypotheses=plain("Φ in N (sharing allowed)"),
+    expected="certified",
+    profiles={"quick": "exact linearity of the layer map (constant Jacobian, Euler of degree 1) for linear networks "
+                       "and last layers; exact multipliers of Problem (2) vs Problem (4) at three linear KKT points; "
+                       "the checker's exact layer QP; ReLU first layer and a perturbed point as controls",
+              "full": "as quick", "paper": "as quick"},
+)
+def check_def_problem4(ctx: Context) -> None:
+    rng = ctx.rng("rational points")
+    linear = {f"{name}, layer {k + 1}": layer_is_linear(C.construction(name).model, C.construction(name).theta, k, rng)
+              for name in LINEAR_LAYER_POINTS for k in range(C.construction(name).model.depth)}
+    lemc6 = C.construction("lemC.6")
+    linear["lemC.6 (ReLU), output layer"] = layer_is_linear(lemc6.model, lemc6.theta, 1, rng)
+    ctx.prove("constraints linear in the layer", "exact", all(linear.values()),
+              "restrict_to_layer: the same exact Jacobian at θ's layer and two random rational points, and "
+              "Φ = J·u, on three rational inputs", linear)
+    multipliers = {name: same_multipliers(name) for name in LINEAR_LAYER_POINTS + ("lemC.6",)}
+    ctx.prove("Problem (2) and Problem (4) share the multipliers", "exact", all(multipliers.values()),
+              "exact kkt_check of the full problem and of each layer's problem give identical λ", multipliers)
+    for name in LINEAR_LAYER_POINTS:
+        c = C.construction(name)
+        props = [{"check": "layer_optimum", "layer": k + 1} for k in range(c.model.depth)]
+        rep = C.check(C.with_properties(C.document(name), *props))
+        for k in range(c.model.depth):
+            C.record(ctx, f"{name}: layer {k + 1} solves its QP", C.result(rep, "layer_optimum", k + 1), True)
+    relu_first = layer_is_linear(lemc6.model, lemc6.theta, 0, rng)
+    doc = C.document("thm4.4-linear")
+    moved = C.with_parameters(doc, [[1, 1], [["1/sqrt(2)", "1/sqrt(2)"]]])  # margin 1, filter not along its QP
+    rep = C.check(C.with_properties(moved, {"check": "layer_optimum", "layer": 1}))
+    ctx.control("ReLU hidden layer; a non-KKT point", not relu_first and C.rejects(C.result(rep, "layer_optimum", 1),
+                                                                                   True),
+                "the first layer of Lemma C.6's ReLU network is not linear (its Jacobian changes between rational "
+                "points), and at Theorem 4.4's linear network with w = (1, 1) (margin 1, not a KKT point) the filter "
+                f"is rejected as the layer optimum ({C.result(rep, 'layer_optimum', 1).verdict.value})")
+
+
+# -- App. B: the Clarke subdifferential -----------------------------------------------------------------------------
+SAMPLING_RADII = (1e-3, 1e-5, 1e-7)
+
+
+def sampled_gradients(net: Network, theta: np.ndarray, x: np.ndarray, radius: float, count: int,
+                      rng: np.random.Generator) -> np.ndarray:
+    """∇_θ Φ(·; x) at ``count`` points θ + radius·u (u uniform on the sphere; differentiable there almost surely)."""
+    directions = rng.normal(size=(count, len(theta)))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return np.array([net.jacobian(theta + radius * u, x[None, :])[0, 0, :] for u in directions])
+
+
+def clarke_limits(net: Network, theta: np.ndarray, x: np.ndarray, candidates: Sequence[np.ndarray],
+                  rng: np.random.Generator) -> tuple[float, list[int]]:
+    """Sampled gradients near θ at shrinking radii: the largest distance (relative to the radius) from a sample to
+    the nearest candidate limit, and how many samples each candidate attracted at the smallest radius. The Clarke
+    subdifferential is the convex hull of the candidates when every sample approaches one of them (distance O(radius))
+    and each candidate is approached."""
+    worst, hits = 0.0, [0] * len(candidates)
+    for radius in SAMPLING_RADII:
+        grads = sampled_gradients(net, theta, x, radius, 40, rng)
+        distances = np.array([[np.linalg.norm(g - c) for c in candidates] for g in grads])
+        worst = max(worst, float(distances.min(axis=1).max()) / radius)
+        if radius == SAMPLING_RADII[-1]:
+            nearest = distances.argmin(axis=1)
+            hits = [int(np.sum(nearest == k)) for k in range(len(candidates))]
+    return worst, hits
+
+
+@claim(
+    id="margin.appB",
+    ref="App. B (Clarke subdifferential, KKT points of Problem (5))",
+    kind="definition",
+    title="Clarke subdifferential and KKT points of non-smooth problems",
+    statement=("For a locally Lipschitz $f$, $partial^circle f(x) = op(\"conv\") {lim nabla f(x_i) : x_i -> x, f "
+               "\"differentiable at\" x_i}$, which is ${nabla f(x)}$ where $f$ is continuously differentiable. A "
+               "feasible point of $min f$ s.t. $g_n <= 0$ is a KKT point when "
+               "$0 in partial^circle f + sum_n lambda_n partial^circle g_n$ with $lambda_n >= 0$ and "
+               "$lambda_n g_n = 0$. For a ReLU unit $v sigma(w^T x)$ at $w^T x = 0$ the set "
+               "is ${(s v x, 0) : s in [0, 1]}$, and ${0}$ at $(w, v) = (0, 0)$."),
+    hypotheses=plain("f, g_n locally Lipschitz"),
+    expected="certified",
+    profiles={"quick": "sampled limiting gradients of a ReLU unit at a kink, at the origin and at a smooth point "
+                       "(40 samples at radii 1e-3, 1e-5, 1e-7); the Clarke LP of numerics.kkt on Theorem 3.2's and "
+                       "Theorem 4.2(2)'s points, exactly; a perturbed point and a one-sided set as controls",
+              "full": "as quick", "paper": "as quick"},
+)
+def check_appb(ctx: Context) -> None:
+    rng = ctx.rng("samples")
+    unit = fully_connected([2, 1, 1], "relu")
+    x = np.array([1.0, 2.0])
+    kink = np.array([2.0, -1.0, 1.5])  # wᵀx = 0, v = 3/2
+    on, off = (dataclasses.replace(unit, relu_slope_at_zero=s).jacobian(kink, x[None, :])[0, 0, :] for s in (1, 0))
+    worst, hits = clarke_limits(unit, kink, x, [on, off], rng)
+    at_kink = worst <= 10.0 and min(hits) > 0 and np.allclose(on, [1.5, 3.0, 0.0]) and not np.any(off)
+    origin = np.zeros(3)
+    worst_origin, _ = clarke_limits(unit, origin, x, [origin], rng)
+    smooth = np.array([2.0, 1.0, 1.5])
+    worst_smooth, _ = clarke_limits(unit, smooth, x, [unit.jacobian(smooth, x[None, :])[0, 0, :]], rng)
+    ctx.support("limiting gradients of a ReLU unit", "numeric",
+                at_kink and worst_origin <= 10.0 and worst_smooth <= 10.0,
+                "v σ(wᵀx) with x = (1, 2): at w = (2, −1), v = 3/2 every sampled gradient lies within 10·radius of "
+                f"(v x, 0) = backprop with σ'(0) = 1 or of 0 = backprop with σ'(0) = 0, and both are approached "
+                f"({hits} samples): the Clarke set is the segment between them, as numerics.kkt models kinks; at "
+                "(w, v) = 0 and at a smooth point the samples tend to the single gradient",
+                {"kink_distance_over_radius": worst, "origin_distance_over_radius": worst_origin,
+                 "smooth_distance_over_radius": worst_smooth})
+    for name in ("thm3.2", "thm4.2.2"):
+        c = C.construction(name)
+        first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
+        selections = [k.selection for k in first.kinks if k.selection is not None]
+        ctx.prove(f"{name}: Clarke KKT point", "exact", first.status == "kkt" and first.exact
+                  and all(E.sign(s) >= 0 and E.sign(1 - s) >= 0 for s in selections),
+                  f"exact Clarke LP: λ = {tuple(first.multipliers)}, "
+                  f"kinks {[(k.sample, k.neuron, k.kind) for k in first.kinks]}, "
+                  f"selected slopes s ∈ [0, 1]: {selections}", {"kinks": len(first.kinks)})
+    perturbed = C.construction("thm4.2.2")
+    theta = np.array(perturbed.theta)
+    theta[-4] = sympy.Rational(11, 10)  # v_1
+    first = kkt.kkt_check(perturbed.model, theta, perturbed.X, perturbed.Y)
+    one_sided, _ = clarke_limits(unit, kink, x, [on], rng)
+    ctx.control("a non-KKT point; a one-sided set", first.status == "not_kkt" and first.proved and one_sided > 10.0,
+                "Theorem 4.2(2)'s point with v_1 = 11/10 (rescaled to margin 1) is proved not stationary "
+                f"({first.message}); the set {{(v x, 0)}} alone misses the sampled gradients near the kink (distance "
+                f"{one_sided:.3g}·radius)", {"one_sided_distance_over_radius": one_sided})
+
+
+def support_from(ctx: Context, name: str, res, asserts: bool) -> bool:
+    """A checker property result as supporting evidence (for cited claims, which carry no proofs)."""
+    agrees = C.holds(res) is asserts
+    ctx.support(name, res.evidence.value, agrees,
+                f"{res.name}: {res.verdict.value} ({res.evidence.value}): {res.detail}", dict(res.figures))
+    return agrees
+
+
+# -- Theorem 2.1 (cited) --------------------------------------------------------------------------------------------
+def flow_path(model: Network, X: np.ndarray, y: np.ndarray, theta0: np.ndarray, loss: str, norms: Sequence[float],
+              rtol: float = 1e-6, method: str = "BDF") -> list[C.FlowLimit]:
+    """The normalized flow (common.normalized_flow) continued through ‖θ‖ = each of ``norms``; stops early (shorter
+    list) when a segment does not end at its norm (sliding along a kink, a stationary point) or ends with a sample
+    not separated. BDF at rtol 1e-6: R(θ) and θ̂ agree with LSODA at rtol 1e-8 to ~1e-9, and where several margins
+    are active the normalized field is stiff enough to stall LSODA for minutes."""
+    path, theta = [], np.asarray(theta0, dtype=float)
+    for norm in norms:
+        try:
+            limit = C.normalized_flow(model, X, y, theta, loss, norm=norm, rtol=rtol, method=method, kkt_tol=1e-2)
+        except ValueError:  # no positive rescaling: some sample is not separated at this norm
+            break
+        if limit.trajectory.status.value != "stopped":
+            break
+        path.append(limit)
+        theta = limit.final
+    return path
+
+
+def two_clusters(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n points in R², the first half (label +1) within ±1/2 rad of a random angle, the rest (label −1) around an angle
+    0.6π–1.4π away; radii in [1/2, 3/2]. Separable by small ReLU networks in many ways."""
+    a = rng.uniform(0, 2 * np.pi)
+    b = a + rng.uniform(0.6 * np.pi, 1.4 * np.pi)
+    half = n // 2
+    angles = np.concatenate([a + 0.5 * rng.uniform(-1, 1, half), b + 0.5 * rng.uniform(-1, 1, n - half)])
+    X = np.stack([np.cos(angles), np.sin(angles)], axis=1) * rng.uniform(0.5, 1.5, (n, 1))
+    return X, np.array([1.0] * half + [-1.0] * (n - half))
+
+
+def teacher_data(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """n Gaussian points in R^d labelled by a random linear teacher."""
+    X = rng.normal(size=(n, d))
+    y = np.sign(X @ rng.normal(size=d))
+    y[y == 0] = 1.0
+    return X, y
+
+
+FLOW_NORMS = (30.0, 100.0, 300.0, 1000.0)
+FLOW_ATTEMPTS = 5
+RESIDUAL_TOLERANCE = 1e-2  # KKT residual of θ̂ at ‖θ‖ = 1000 (decays like 1/‖θ‖)
+
+
+def dead_sample_flow(norm: float = 100.0) -> tuple[float, kkt.KKTResult, np.ndarray]:
+    """A one-unit ReLU network on x1 = (1, 0), x2 = (−1, 0), both labelled +1, from w = (3/2, 0), v = 3/2: the logistic
+    loss starts at log(1 + e^(−9/4)) + log 2 < 1, but x2 never activates the unit (the flow keeps w on the ray
+    (1, 0)), so its margin stays 0 and no rescaling of the limit is feasible. Returns L(θ(0)), the KKT test at
+    ‖θ‖ = ``norm`` (arc-length flow) and the margins there."""
+    net = fully_connected([2, 1, 1], "relu")
+    X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, 1.0])
+    theta0 = np.array([1.5, 0.0, 1.5])
+    objective = Objective(net, X, y, "logistic")
+    run = GradientFlow(objective).solve(theta0, np.inf, clock="arclength", rtol=1e-8, atol=1e-10,
+                                        stop=[lambda t, theta: norm - float(np.linalg.norm(theta))])
+    return float(objective.value(theta0)), kkt.kkt_check(net, run.final, X, y), objective.margins(run.final)
+
+
+@claim(
+    id="margin.thm2.1",
+    ref="Thm 2.1, Sec. 2 (Lyu & Li 2019; Ji & Telgarsky 2020)",
+    kind="theorem",
+    title="Gradient flow converges in direction to a KKT point of the max-margin problem",
+    statement=("Let $Phi$ be a homogeneous linear or ReLU network trained by gradient flow on the exponential or "
+               "logistic loss. If $L(theta(t_0)) < ell(0)$ at some time $t_0$ (so every sample is classified "
+               "correctly), then $L(theta(t)) -> 0$, $norm(theta(t)) -> infinity$, and $theta(t)$ converges in "
+               "direction to a KKT point of Problem (2) (Clarke sense)."),
+    hypotheses=plain("Φ homogeneous linear or ReLU network", "exponential or logistic loss",
+                     "L(θ(t0)) < ℓ(0) for some t0 (ℓ(0) = 1, resp. log 2)"),
+    expected="assumed",
+    cited=True,
+    profiles={"quick": "normalized flows on three random instances (depth-2 ReLU, shared-weight linear, depth-3 "
+                       "diagonal linear; both losses) to ‖θ‖ = 30, 100, 300, 1000: KKT residual, direction change and "
+                       "loss (finite-time proxy); a logistic flow with L < 1 and a dead sample as control",
+              "full": "as quick", "paper": "as quick"},
+    notes=plain("Cited, not proved in the paper; we assume it.",
+                "The paper paraphrases the hypothesis as 'L(θ(t0)) < 1, namely Φ classifies every x_i correctly'. "
+                "That is right for the exponential loss only: for the logistic loss a loss below 1 allows a "
+                "misclassified sample (spec I1), and the control below is a flow with L(θ(0)) ≈ 0.79 < 1 that never "
+                "separates the data. We restate the result with the threshold ℓ(0), which does force correct "
+                "classification; the consequences for the paper's theorems are in margin.thm3.1 and margin.thm5.2."),
+)
+def check_thm21(ctx: Context) -> None:
+    rng = ctx.rng("instances")
+    X1, y1 = two_clusters(rng, 6)
+    X2, y2 = teacher_data(rng, 5, 4)
+    X3, y3 = teacher_data(rng, 4, 3)
+    instances = [("depth-2 ReLU 2-3-1, exponential", fully_connected([2, 3, 1], "relu"), X1, y1, "exponential"),
+                 ("2-patch convolution, linear, logistic", Network((disjoint_patches(2, 2), Dense(1, 2)), "linear"),
+                  X2, y2, "logistic"),
+                 ("diagonal depth 3, linear, exponential", diagonal(3, 3, "linear"), X3, y3, "exponential")]
+    curves = {}
+    for name, net, X, y, loss in instances:
+        for attempt in range(FLOW_ATTEMPTS):  # initializations whose flow reaches L < ℓ(0) (the hypothesis)
+            path = flow_path(net, X, y, 0.5 * rng.normal(size=net.n_params), loss, FLOW_NORMS)
+            if len(path) == len(FLOW_NORMS):
+                break
+        else:
+            ctx.support(name, "trend", False, f"no flow from {FLOW_ATTEMPTS} initializations reached ‖θ‖ = 1000 with "
+                        "every sample separated")
+            continue
+        residuals = [p.first_order.stationarity_residual for p in path]
+        losses = [float(Objective(net, X, y, loss).log_value(p.final)) for p in path]
+        rate = fit_rate(FLOW_NORMS, residuals)
+        below = separates(loss, float(np.exp(losses[0])))
+        ctx.support(name, "trend", below and residuals[-1] <= RESIDUAL_TOLERANCE and rate.exponent <= -0.8
+                    and is_monotone(residuals, "decreasing") and is_monotone(losses, "decreasing"),
+                    "finite-time proxy: L < ℓ(0) from ‖θ‖ = 30 on; the KKT residual of θ̂ = θ/q_min^(1/L) decreases "
+                    f"like ‖θ‖^{rate.exponent:.2f} to {residuals[-1]:.1e} ≤ {RESIDUAL_TOLERANCE:g} at ‖θ‖ = 1000; "
+                    f"log L decreases to {losses[-1]:.3g}", {"final_residual": residuals[-1], "rate": rate.exponent,
+                                                      "final_log_loss": losses[-1],
+                                                      "final_direction_change": path[-1].settling,
+                                                      "initializations_tried": attempt + 1})
+        curves[name] = (FLOW_NORMS, residuals)
+    if curves:
+        ctx.support("residual curves", "trend", True, "KKT residual of θ̂ along the three flows",
+                    plot=line("Theorem 2.1: KKT residual along the normalized flow", curves, xlabel="‖θ‖",
+                              ylabel="stationarity residual", xscale="log", yscale="log"))
+    start, dead, margins = dead_sample_flow()
+    ctx.control("hypothesis L < 1 (logistic)", start < 1.0 and not separates("logistic", start)
+                and dead.status == "infeasible" and margins[1] == 0.0,
+                f"logistic loss {start:.4f} < 1 at θ(0), yet at ‖θ‖ = 100 the second sample's margin is still "
+                f"{margins[1]:g} and the KKT test finds no feasible rescaling ({dead.status}): the "
+                "conclusion fails under the paraphrased threshold", {"initial_loss": start})
+
+
+# -- Sec. 2: cited facts on the predictor space ----------------------------------------------------------------------
+def minimal_factorization(net: Network, beta: np.ndarray, rng: np.random.Generator, starts: int = 2) -> float:
+    """min ‖θ‖² subject to the linear network computing x ↦ ⟨β, x⟩ (Φ(θ; e_j) = β_j), by SLSQP from random starts."""
+    basis = np.eye(net.d_in)
+    constraint = {"type": "eq", "fun": lambda t: net.forward(t, basis)[:, 0] - beta,
+                  "jac": lambda t: net.jacobian(t, basis)[:, 0, :]}
+    best = np.inf
+    for _ in range(starts):
+        solution = scipy.optimize.minimize(lambda t: float(t @ t), rng.normal(size=net.n_params), jac=lambda t: 2 * t,
+                                           constraints=[constraint], method="SLSQP",
+                                           options={"maxiter": 500, "ftol": 1e-14})
+        if solution.success and np.max(np.abs(constraint["fun"](solution.x))) < 1e-9:
+            best = min(best, float(solution.x @ solution.x))
+    return best
+
+
+def fully_connected_cost(beta: np.ndarray, depth: int) -> float:
+    return depth * float(np.linalg.norm(beta)) ** (2 / depth)
+
+
+def diagonal_cost(beta: np.ndarray, depth: int) -> float:
+    return depth * float(np.sum(np.abs(beta) ** (2 / depth)))
+
+
+def balanced_factorizations(beta: np.ndarray, depth: int) -> dict[str, bool]:
+    """The minimizers of the two formulas, exactly: aligned rank-one layers c·e1 e1ᵀ (first c·e1 βᵀ/‖β‖, c =
+    ‖β‖^(1/L)) for the fully-connected network and |β_k|^(1/L) per coordinate (signs on the output layer) for the
+    diagonal one compute β and cost L‖β‖^(2/L), resp. L Σ|β_k|^(2/L)."""
+    b = E.to_exact(np.array([sympy.Rational(int(v), 8) for v in np.round(8 * beta)], dtype=object))
+    d, norm = len(b), sympy.sqrt(E.dot(b, b))
+    c = norm ** sympy.Rational(1, depth)
+    basis = E.to_exact(np.eye(d, dtype=int))
+    fc = fully_connected([d] + [2] * (depth - 1) + [1], "linear")
+    layers = [np.outer([c, 0], b / norm)] + [np.array([[c, 0], [0, 0]])] * (depth - 2) + [np.array([[c, 0]])]
+    theta = E.canonical(np.concatenate([W.ravel() for W in layers]))
+    fc_ok = np.all(E.signs(E.canonical(fc.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
+        E.dot(theta, theta) - depth * norm ** sympy.Rational(2, depth)) == 0
+    diag = diagonal(d, depth, "linear")
+    roots = [abs(v) ** sympy.Rational(1, depth) for v in b]
+    theta = E.canonical(np.array(roots * (depth - 1) + [sympy.sign(v) * r for v, r in zip(b, roots)], dtype=object))
+    diag_ok = np.all(E.signs(E.canonical(diag.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
+        E.dot(theta, theta) - depth * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
+    return {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
+
+
+FACTORIZATION_TOLERANCE = 1e-6
+
+
+@claim(
+    id="margin.cite.sec2",
+    ref="Sec. 2 (Lyu & Li 2019; Gunasekar et al. 2018b; Ji & Telgarsky 2020)",
+    kind="remark",
+    title="Cited background: KKT conditions are necessary; parameter norms induce predictor norms",
+    statement=("(i) The KKT conditions of Problem (2) are necessary for optimality. (ii) For linear networks, the "
+               "least $norm(theta)^2$ computing a predictor $beta$ is $L norm(beta)^(2\\/L)$ for fully-connected "
+               "networks and $L sum_k abs(beta_k)^(2\\/L)$ for diagonal ones of depth $L$, so minimizing "
+               "$norm(theta)$ under the margin constraints minimizes $norm(beta)_2$, resp. the quasi-norm "
+               "$norm(beta)_(2\\/L)$. (iii) For fully-connected linear networks gradient flow maximizes the "
+               "$ell_2$ margin in predictor space."),
+    hypotheses=plain("linear networks for (ii) and (iii); the hypotheses of Theorem 2.1 for (iii)"),
+    expected="assumed",
+    cited=True,
+    profiles={"quick": "(ii) SLSQP minimization of ‖θ‖² over factorizations of random β (depths 2, 3) against both "
+                       "formulas, and their exact minimizers; (i) the checker's KKT test at an exactly optimal point; "
+                       "(iii) is checked in margin.thm3.1.corrected", "full": "as quick", "paper": "as quick"},
+    notes=plain("Cited, not proved in the paper. The statement for linear convolutional networks (Fourier "
+                "coefficients) is not used by any theorem of the paper and is not checked.",
+                "(ii) also follows from Lemma C.5: ‖β‖ ≤ Π‖W_l‖_F, so Σ‖W_l‖_F² ≥ L‖β‖^(2/L) (and per coordinate "
+                "for diagonal networks)."),
+)
+def check_cite_sec2(ctx: Context) -> None:
+    rng = ctx.rng("factorizations")
+    errors, wrong = [], []
+    for depth in (2, 3):
+        beta = np.round(8 * rng.normal(size=3)) / 8
+        fc = minimal_factorization(fully_connected([3, 3] + [3] * (depth - 2) + [1], "linear"), beta, rng)
+        diag = minimal_factorization(diagonal(3, depth, "linear"), beta, rng)
+        errors += [abs(fc / fully_connected_cost(beta, depth) - 1), abs(diag / diagonal_cost(beta, depth) - 1)]
+        wrong += [abs(fc / diagonal_cost(beta, depth) - 1), abs(diag / fully_connected_cost(beta, depth) - 1)]
+        exact = balanced_factorizations(beta, depth)
+        ctx.support(f"(ii) exact minimizers, depth {depth}", "exact", all(exact.values()),
+                    f"β = {beta.tolist()}: the balanced factorizations compute β with cost L‖β‖^(2/L), resp. "
+                    "L Σ|β_k|^(2/L), exactly", exact)
+    ctx.support("(ii) numeric minimization", "numeric", max(errors) <= FACTORIZATION_TOLERANCE,
+                f"2-start SLSQP over all factorizations agrees with both formulas to {FACTORIZATION_TOLERANCE:g} "
+                "(relative)", {"max_relative_error": max(errors)})
+    doc = aligned_document(np.array([[2, 1], [1, 3], [-1, 2]]), np.array([1, 1, -1]), (2, 2, 1))
+    rep = C.check(C.with_properties(doc, {"check": "kkt"}, {"check": "global_optimum"}))
+    support_from(ctx, "(i) an optimal point is a KKT point", C.result(rep, "kkt"), True)
+    support_from(ctx, "(i) … and it is optimal", C.result(rep, "global_optimum"), True)
+    ctx.control("formulas swapped", min(wrong) > 1e2 * FACTORIZATION_TOLERANCE,
+                f"the same minimization against the other architecture's formula misses by {min(wrong):.3g} or more",
+                {"min_relative_error": min(wrong)})
+
+
+def aligned_document(X: np.ndarray, y: np.ndarray, widths: Sequence[int], loss: str = "exponential") -> dict:
+    """A construction document: the fully-connected linear network of ``widths`` at the point of App. C.2,
+    W^(l) = C v_l v_(l−1)ᵀ with v_0 = u/‖u‖ (u the exact hard-margin SVM of the integer data), v_l = e_1 and
+    C = ‖u‖^(1/m): minimum margin 1 and ‖θ‖² = m‖u‖^(2/m)."""
+    svm = max_margin(E.to_exact(np.asarray(X, dtype=int)), E.to_exact(np.asarray(y, dtype=int)))
+    u = svm.certificate.solution
+    squared = E.dot(u, u)
+    m = len(widths) - 1
+    c = squared ** sympy.Rational(1, 2 * m)
+    direction = [v / sympy.sqrt(squared) for v in u]
+    layers = []
+    for layer in range(1, m + 1):
+        rows, cols = widths[layer], widths[layer - 1]
+        W = [[0] * cols for _ in range(rows)]
+        W[0] = [c * v for v in direction] if layer == 1 else [c] + [0] * (cols - 1)
+        layers.append([[str(sympy.nsimplify(e)) if e != 0 else 0 for e in row] for row in W])
+    return {"title": "App. C.2: the aligned rank-one KKT point of a fully-connected linear network",
+            "source": "paper 001, proof of Theorem 3.1", "loss": loss,
+            "architecture": {"type": "fully_connected", "widths": list(widths), "activation": "linear"},
+            "data": {"inputs": np.asarray(X, dtype=int).tolist(), "labels": np.asarray(y, dtype=int).tolist()},
+            "parameters": {"layers": layers}, "properties": [{"check": "feasible"}]}
