@@ -10,7 +10,7 @@ from numerics.convex import max_margin
 from numerics.networks import diagonal, fully_connected
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
-from theorems.margin_maximization.definitions import locally_connected, teacher_data
+from theorems.margin_maximization.definitions import flow_path, locally_connected, teacher_data
 from theorems.margin_maximization.lemmas_c import tangent_line_proof, worst_slack
 
 
@@ -57,15 +57,14 @@ def test_layer_problem_at_an_exact_per_layer_optimum_and_off_it():
     assert P.layer_problem(c.float_model, moved, X, y, 1).relative_gap > 1e-2
 
 
-def test_capped_flow_stops_at_the_norms_and_respects_its_bound():
+def test_flow_path_stops_at_the_norms_and_respects_its_bound():
     rng = np.random.default_rng(1)
     X, y = teacher_data(rng, 5, 3)
     net = fully_connected([3, 2, 1], "linear")
     theta0 = rng.normal(size=net.n_params)
-    points = P.capped_flow(net, X, y, theta0, "exponential", (10.0, 30.0), 20_000)
-    assert points is not None
-    np.testing.assert_allclose([np.linalg.norm(p) for p in points], [10.0, 30.0], rtol=1e-6)
-    assert P.capped_flow(net, X, y, theta0, "exponential", (10.0,), 5) is None
+    path = flow_path(net, X, y, theta0, "exponential", (10.0, 30.0), max_evaluations=20_000)
+    np.testing.assert_allclose([np.linalg.norm(p.final) for p in path], [10.0, 30.0], rtol=1e-6)
+    assert flow_path(net, X, y, theta0, "exponential", (10.0,), max_evaluations=5) == []
 
 
 def test_fan_instance_and_the_loss_threshold():

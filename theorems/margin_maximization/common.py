@@ -264,15 +264,19 @@ class FlowLimit:
 
 
 def normalized_flow(model: Any, X: np.ndarray, y: np.ndarray, theta0: np.ndarray, loss: str, norm: float = 300.0,
-                    rtol: float = FLOW_RTOL, method: str = "LSODA", kkt_tol: float = 1e-3) -> FlowLimit:
+                    rtol: float = FLOW_RTOL, method: str = "LSODA", kkt_tol: float = 1e-3,
+                    max_evaluations: int = 1_000_000) -> FlowLimit:
     """Gradient flow of Σ ℓ(y_iΦ(θ; x_i)) from θ(0), integrated in arc length (dθ/ds = −∇L/‖∇L‖, the same curve;
     margins grow like log t in real time) until ‖θ‖ = ``norm``; then θ̂, R(θ) and the KKT multipliers at θ̂.
-    Several active margins make the normalized field stiff: LSODA, or BDF (cheapest at loose tolerances)."""
+    Several active margins make the normalized field stiff: LSODA, or BDF (cheapest at loose tolerances).
+    ``max_evaluations`` bounds the cost (flows chattering across kinks can take minutes): past it the trajectory's
+    status is ``evaluation_limit``."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     flow = GradientFlow(Objective(model, X, y, loss))
     with threadpool_limits(1):  # implicit steps solve tiny linear systems: extra BLAS threads only cost time
         trajectory = flow.solve(np.asarray(theta0, dtype=float), math.inf, clock="arclength", method=method,
-                                rtol=rtol, atol=rtol * 1e-2, stop=[lambda t, th: norm - float(np.linalg.norm(th))])
+                                rtol=rtol, atol=rtol * 1e-2, stop=[lambda t, th: norm - float(np.linalg.norm(th))],
+                                max_evaluations=max_evaluations)
     final = trajectory.final
     rescaled = kkt.rescale_to_margin(model, final, X, y)
     norms = np.linalg.norm(trajectory.theta, axis=1)

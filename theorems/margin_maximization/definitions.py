@@ -675,15 +675,17 @@ def support_from(ctx: Context, name: str, res, asserts: bool) -> bool:
 
 # -- Theorem 2.1 (cited) --------------------------------------------------------------------------------------------
 def flow_path(model: Network, X: np.ndarray, y: np.ndarray, theta0: np.ndarray, loss: str, norms: Sequence[float],
-              rtol: float = 1e-6, method: str = "BDF") -> list[C.FlowLimit]:
+              rtol: float = 1e-6, method: str = "BDF", max_evaluations: int = 1_000_000) -> list[C.FlowLimit]:
     """The normalized flow (common.normalized_flow) continued through ‖θ‖ = each of ``norms``; stops early (shorter
-    list) when a segment does not end at its norm (sliding along a kink, a stationary point) or ends with a sample
+    list) when a segment does not end at its norm (sliding along a kink, a stationary point, more than
+    ``max_evaluations`` evaluations) or ends with a sample
     not separated. BDF at rtol 1e-6: R(θ) and θ̂ agree with LSODA at rtol 1e-8 to ~1e-9, and where several margins
     are active the normalized field is stiff enough to stall LSODA for minutes."""
     path, theta = [], np.asarray(theta0, dtype=float)
     for norm in norms:
         try:
-            limit = C.normalized_flow(model, X, y, theta, loss, norm=norm, rtol=rtol, method=method, kkt_tol=1e-2)
+            limit = C.normalized_flow(model, X, y, theta, loss, norm=norm, rtol=rtol, method=method, kkt_tol=1e-2,
+                                      max_evaluations=max_evaluations)
         except ValueError:  # no positive rescaling: some sample is not separated at this norm
             break
         if limit.trajectory.status.value != "stopped":

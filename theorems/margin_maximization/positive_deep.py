@@ -15,7 +15,7 @@ from numerics.networks import Dense, Network, diagonal, disjoint_patches, fully_
 from numerics.trends import is_monotone
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
-from theorems.margin_maximization.definitions import teacher_data, two_clusters
+from theorems.margin_maximization.definitions import flow_path, teacher_data, two_clusters
 from theorems.margin_maximization.positive import GAP_TOLERANCE, SOLVER_FLOOR, record_saddle
 from verify import Context, claim, plain
 
@@ -209,10 +209,11 @@ def deep_limits(rng: np.random.Generator, loss: str, wanted: int, draws: int) ->
         if len(judged) == wanted:
             break
         net, X, y, theta0 = P.fan_instance(rng)
-        points = P.capped_flow(net, X, y, theta0, loss, DEEP_NORMS, DEEP_EVALUATIONS)
-        if points is None:
+        path = flow_path(net, X, y, theta0, loss, DEEP_NORMS, max_evaluations=DEEP_EVALUATIONS)
+        if len(path) < len(DEEP_NORMS):
             skipped += 1
             continue
+        points = [limit.final for limit in path]
         costs = [float(kkt.scale_free_cost(net, p, X, y)) for p in points[-2:]]
         rescaled = kkt.rescale_to_margin(net, points[-1], X, y)
         if abs(costs[1] - costs[0]) / costs[1] > SETTLED or P.smallest_relative_preactivation(net, rescaled, X) \

@@ -1,6 +1,5 @@
 """Paper 001's positive results: the convex references a gradient-flow limit is compared with, and the flows.
 
-* :func:`capped_flow`: the same flow with a bound on its cost;
 * :func:`flow_limits` runs the arc-length flow (``definitions.flow_path``) from random initializations until it
   reaches the stated norms with every sample separated (the hypothesis L(θ(t₀)) < ℓ(0) of Theorem 2.1);
 * depth-2 networks of N_no-share, Φ = Σ_j v_j σ(w_jᵀx^j): :func:`neuron_blocks` (the indices of each w_j and v_j),
@@ -20,12 +19,10 @@ from typing import Any
 
 import numpy as np
 import sympy
-from threadpoolctl import threadpool_limits
 
 from numerics import exact as E
 from numerics import kkt
 from numerics.convex import GroupNormReference, group_norm_problem, max_margin
-from numerics.flows import FlowStatus, GradientFlow
 from numerics.losses import Objective
 from numerics.networks import Network, fully_connected
 from theorems.margin_maximization import common as C
@@ -46,24 +43,6 @@ def flow_limits(net: Network, X: np.ndarray, y: np.ndarray, loss: str, rng: np.r
         if len(path) == len(norms):
             return path, theta0
     return None
-
-
-def capped_flow(net: Network, X: np.ndarray, y: np.ndarray, theta0: np.ndarray, loss: str,
-                norms: tuple[float, ...], max_evaluations: int) -> list[np.ndarray] | None:
-    """θ at each ‖θ‖ in ``norms`` along the arc-length flow (BDF, rtol 1e-6, as ``definitions.flow_path``), or None
-    when a segment does not end at its norm within ``max_evaluations`` right-hand-side evaluations (flows that chatter
-    across kinks can take minutes; ``common.normalized_flow`` has no cost bound)."""
-    objective, points, theta = Objective(net, X, y, loss), [], np.asarray(theta0, dtype=float)
-    for norm in norms:
-        with threadpool_limits(1):
-            run = GradientFlow(objective).solve(theta, np.inf, clock="arclength", method="BDF", rtol=1e-6, atol=1e-8,
-                                                stop=[lambda t, th, r=norm: r - float(np.linalg.norm(th))],
-                                                max_evaluations=max_evaluations)
-        if run.status is not FlowStatus.STOPPED or np.min(objective.margins(run.final)) <= 0:
-            return None
-        theta = run.final
-        points.append(theta)
-    return points
 
 
 def below_threshold(net: Network, X: np.ndarray, y: np.ndarray, loss: str, theta: np.ndarray) -> bool:
