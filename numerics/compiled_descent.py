@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from numerics.cache import cache_dir
 from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
 from numerics.networks import Dense, Network
 
@@ -205,10 +206,8 @@ exp = math.exp
 
 
 def kernel_cache_dir() -> Path:
-    """Where generated kernels and numba's compiled code are kept: $IBVERIFY_CACHE_DIR, else ~/.cache/ibverify."""
-    root = os.environ.get("IBVERIFY_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
-                                                         "ibverify")
-    return Path(root) / "kernels"
+    """Where generated kernels and numba's compiled code are kept (:func:`numerics.cache.cache_dir`)."""
+    return cache_dir("kernels")
 
 
 @lru_cache(maxsize=None)

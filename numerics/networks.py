@@ -238,16 +238,16 @@ class Network:
             h = z
         grads = [None] * self.depth
         delta = G  # (..., n, d_out) or (n, o, d_out)
-        for l in range(self.depth - 1, -1, -1):
+        for k in range(self.depth - 1, -1, -1):
             if per_sample:
-                gW = B.einsum("noi,nj->noij", delta, hidden[l])
+                gW = B.einsum("noi,nj->noij", delta, hidden[k])
             else:
-                gW = B.transpose(delta) @ hidden[l]
-            grads[l] = self.layers[l].pullback(gW)
-            if l > 0:
-                delta = delta @ matrices[l]
+                gW = B.transpose(delta) @ hidden[k]
+            grads[k] = self.layers[k].pullback(gW)
+            if k > 0:
+                delta = delta @ matrices[k]
                 if slopes:
-                    delta = delta * (slopes[l - 1][:, None, :] if per_sample else slopes[l - 1])
+                    delta = delta * (slopes[k - 1][:, None, :] if per_sample else slopes[k - 1])
         if per_sample:
             grads = [g.reshape(g.shape[0], g.shape[1], -1) for g in grads]
         if B.is_torch(grads[0]):

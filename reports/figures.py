@@ -4,12 +4,20 @@ The same :class:`~verify.claim.Plot` always gives the same bytes: no pyplot stat
 fixed ``svg.hashsalt`` for clip-path ids and no date in the metadata. Text stays text (``svg.fonttype``
 none), set in DejaVu Sans as shipped with matplotlib: the report hands typst these font files
 (:data:`PLOT_FONTS`), so labels are embedded, searchable and the same on every machine.
+
+Drawing costs about 50 ms a plot, most of the report's render time; drawn plots are therefore kept on disk
+(:func:`numerics.cache.cache_dir`, keyed by the plot's data and matplotlib's version), and ``verify run --report``
+draws them ahead in the workers that ran the claims (:func:`draw_ahead`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
+import os
+import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -20,7 +28,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from numerics.cache import cache_dir
 from verify.claim import Plot
+from verify.runner import ClaimResult
 
 # the faces that labels and mathtext ($...$ in a label) use with mathtext.fontset "dejavusans"
 PLOT_FONTS = tuple(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name
@@ -29,6 +39,7 @@ PLOT_KINDS = frozenset({"line", "scatter", "hist"})
 AXIS_SCALES = frozenset({"linear", "log", "symlog"})
 FIGURE_INCHES = (5.6, 2.4)
 MAX_HISTOGRAM_BINS = 40
+_DRAWING_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # a change of style or code redraws
 
 STYLE = {
     "svg.hashsalt": "ibverify-report",
@@ -126,12 +137,35 @@ def plot_svg(plot: Plot) -> str:
     for scale in (plot.xscale, plot.yscale):
         if scale not in AXIS_SCALES:
             raise PlotError(f"unknown axis scale '{scale}' (expected one of {', '.join(sorted(AXIS_SCALES))})")
+    path = _cached_path(plot)
     try:
-        return _draw(plot)
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    try:
+        svg = _draw(plot)
     except PlotError:
         raise
     except ValueError as exc:  # data matplotlib refuses: the report shows why instead of failing whole
         raise PlotError(f"cannot be drawn: {exc}") from None
+    _store(path, svg)
+    return svg
+
+
+def _cached_path(plot: Plot) -> Path:
+    key = json.dumps([_DRAWING_CODE, matplotlib.__version__, plot.to_json()], sort_keys=True, default=str)
+    return cache_dir("plots") / f"{hashlib.sha256(key.encode()).hexdigest()}.svg"
+
+
+def _store(path: Path, svg: str) -> None:
+    """Write atomically (parallel workers may draw the same plot); a cache that cannot be written is skipped."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as f:
+            f.write(svg)
+        os.replace(f.name, path)
+    except OSError:
+        pass
 
 
 def _draw(plot: Plot) -> str:
@@ -161,11 +195,16 @@ def _draw(plot: Plot) -> str:
     return buffer.getvalue()
 
 
+def draw_ahead(result: ClaimResult) -> None:
+    """Draw a claim's plots into the cache (run in the worker that ran the claim, so plots are drawn in parallel)."""
+    plot_svgs([item.plot for item in result.evidence if item.plot is not None])
+
+
 def plot_svgs(plots: Sequence[Plot]) -> list[str | PlotError]:
     """SVG of every plot, in order, or the reason one cannot be drawn.
 
-    Drawn one after another: at about 35 ms a plot, a process pool (whose workers must import matplotlib
-    or be forked from a process that may hold threads) saves too little to be worth its hazards.
+    Cached plots are read, the others drawn one after another here (a pool would import matplotlib in every
+    worker); :func:`draw_ahead` spreads the drawing over the workers of a run instead.
     """
     drawn: list[str | PlotError] = []
     for plot in plots:

@@ -15,6 +15,7 @@ from types import ModuleType
 import pypdf
 import pytest
 
+from reports import figures
 from reports.figures import PlotError, plot_svg
 from reports.render import Report, check_markup, creation_timestamp, render_report
 from verify import cli
@@ -306,3 +307,23 @@ def test_corrupt_stored_run_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     _write(store / "latest.json", "{")
     status, _, err = _main(["--store", str(store), "report", "-o", str(tmp_path / "r.pdf")], capsys)
     assert status == cli.EXIT_USAGE and "is not valid JSON" in err and err.count("\n") == 1
+
+
+def test_drawn_plots_are_cached_on_disk(small_run: RunResults, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IBVERIFY_CACHE_DIR", str(tmp_path))
+    drawn: list[Plot] = []
+    draw = figures._draw
+    monkeypatch.setattr(figures, "_draw", lambda plot: drawn.append(plot) or draw(plot))
+    result = next(r for r in small_run.results if any(e.plot is not None for e in r.evidence))
+    plots = [e.plot for e in result.evidence if e.plot is not None]
+    figures.draw_ahead(result)
+    assert drawn == plots and len(list((tmp_path / "plots").glob("*.svg"))) == len(set(map(repr, plots)))
+    first = [plot_svg(p) for p in plots]
+    assert drawn == plots  # read back, not drawn again
+    shifted = replace(plots[0], title=plots[0].title + " (shifted)")
+    plot_svg(shifted)
+    assert drawn[-1] == shifted  # other data, another entry
+    assert first == [draw(p) for p in plots]
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("IBVERIFY_CACHE_DIR", str(tmp_path / "file"))  # a cache that cannot be written is skipped
+    assert plot_svg(shifted) == draw(shifted)

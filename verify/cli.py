@@ -105,6 +105,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not claims:
         raise UsageError("no claim matches the selection")
     _check_device(args.device)
+    after_each = None
+    if args.report:  # draw the report's plots in the workers, beside the claims (imported late: matplotlib)
+        from reports.figures import draw_ahead as after_each
     console = _console(stderr=True)
     with Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=console, transient=True,
@@ -115,7 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, description=f"{result.id}: {result.verdict.value}")
 
         run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance,
-                         scheduler=args.scheduler, device=args.device)
+                         scheduler=args.scheduler, device=args.device,
+                         after_each=after_each)
     ResultStore(args.store).save(run)
     if args.json:
         _write_json(args.json, run.to_json())

@@ -87,8 +87,17 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
                        claim.to_json())
 
 
-def _run_by_id(claim_id: str, profile: str, seed: int, scheduler: str | None, device: str | None) -> ClaimResult:
-    return run_claim(get(claim_id), Profile(profile), seed, scheduler, device)
+def _run_then(claim: Claim, profile: Profile, seed: int, scheduler: str | None, device: str | None,
+              after_each: Callable[[ClaimResult], None] | None) -> ClaimResult:
+    result = run_claim(claim, profile, seed, scheduler, device)
+    if after_each:
+        after_each(result)
+    return result
+
+
+def _run_by_id(claim_id: str, profile: str, seed: int, scheduler: str | None, device: str | None,
+               after_each: Callable[[ClaimResult], None] | None) -> ClaimResult:
+    return _run_then(get(claim_id), Profile(profile), seed, scheduler, device, after_each)
 
 
 def _git_commit() -> str:
@@ -132,21 +141,27 @@ def run_claims(
     on_result: Callable[[ClaimResult], None] | None = None,
     scheduler: str | None = None,
     device: str | None = None,
+    after_each: Callable[[ClaimResult], None] | None = None,
 ) -> RunResults:
-    """Run claims (in a spawned process pool when jobs > 1); results keep the order of ``claims``."""
+    """Run claims (in a spawned process pool when jobs > 1); results keep the order of ``claims``.
+
+    ``after_each`` (a module-level function, so that it pickles) runs on each result in the process that ran the
+    claim, e.g. to draw its plots ahead of a report; ``on_result`` runs in this process.
+    """
     info = provenance(profile, seed)
     start = time.perf_counter()
     results: dict[str, ClaimResult] = {}
     if jobs <= 1:
         for item in claims:
-            results[item.id] = run_claim(item, profile, seed, scheduler, device)
+            results[item.id] = _run_then(item, profile, seed, scheduler, device, after_each)
             if on_result:
                 on_result(results[item.id])
     else:
         os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
         context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {pool.submit(_run_by_id, c.id, profile.value, seed, scheduler, device): c.id for c in claims}
+            futures = {pool.submit(_run_by_id, c.id, profile.value, seed, scheduler, device, after_each): c.id
+                       for c in claims}
             for future in as_completed(futures):
                 result = future.result()
                 results[result.id] = result
