@@ -2,12 +2,12 @@
 
 import os
 
-pytest_plugins = ["pytester"]
-
 import pytest
 from hypothesis import settings
 
 from verify import registry
+
+pytest_plugins = ["pytester"]
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)

@@ -197,7 +197,8 @@ def test_untracked_time_reaches_margins_beyond_log_t_709(clock: str, max_nfev: i
     for margin in (1e3, 1e6, 1e12):
         traj = flow.solve(theta, np.inf, clock=clock, method="DOP853", stop=[log_loss_below(objective, -margin)])
         assert traj.status is FlowStatus.STOPPED and np.all(np.isnan(traj.t))
-        expected_s = np.log(np.sqrt(margin) / theta[0]) if clock == "loss" else np.sqrt(2) * (np.sqrt(margin) - theta[0])
+        expected_s = (np.log(np.sqrt(margin) / theta[0]) if clock == "loss"
+                      else np.sqrt(2) * (np.sqrt(margin) - theta[0]))
         assert traj.s[-1] == pytest.approx(expected_s, rel=1e-9)
         np.testing.assert_allclose(traj.final, np.sqrt(margin), rtol=1e-9)
         theta, nfev = traj.final, nfev + traj.nfev

@@ -80,7 +80,8 @@ def test_exact_arithmetic_is_exact():
     out = net.forward(theta, X)
     # neuron 1: (1/3)x1 + sqrt(2)x2; neuron 2: -x1 + x2/2
     expected = [2 * (sympy.Rational(1, 3) + sympy.sqrt(2) / 4),
-                2 * sympy.Max(0, -sympy.Rational(1, 3) + sympy.sqrt(2) / 4) - sympy.Rational(3, 7) * (1 + sympy.Rational(1, 8))]
+                2 * sympy.Max(0, -sympy.Rational(1, 3) + sympy.sqrt(2) / 4)
+                - sympy.Rational(3, 7) * (1 + sympy.Rational(1, 8))]
     assert [sympy.simplify(out[i, 0] - expected[i]) for i in range(2)] == [0, 0]
 
 

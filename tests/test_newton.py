@@ -17,10 +17,18 @@ def exponential_sum(b: np.ndarray):
 
 def barrier(c: np.ndarray):
     """f(x) = cᵀx − Σ log(1 − x_i²) on the open cube (−1, 1)ⁿ; ∇f = 0 at x_i = −c_i/(1 + √(1 + c_i²))."""
-    value = lambda x: float(c @ x - np.sum(np.log1p(-x**2)))
-    gradient = lambda x: c + 2 * x / (1 - x**2)
-    hessian = lambda x: np.diag(2 * (1 + x**2) / (1 - x**2) ** 2)
-    inside = lambda x: bool(np.all(np.abs(x) < 1))
+    def value(x: np.ndarray) -> float:
+        return float(c @ x - np.sum(np.log1p(-x**2)))
+
+    def gradient(x: np.ndarray) -> np.ndarray:
+        return c + 2 * x / (1 - x**2)
+
+    def hessian(x: np.ndarray) -> np.ndarray:
+        return np.diag(2 * (1 + x**2) / (1 - x**2) ** 2)
+
+    def inside(x: np.ndarray) -> bool:
+        return bool(np.all(np.abs(x) < 1))
+
     minimizer = -c / (1 + np.sqrt(1 + c**2))  # = (1 − √(1 + c²))/c without the cancellation
     return value, gradient, hessian, inside, minimizer
 

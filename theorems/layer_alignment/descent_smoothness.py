@@ -477,7 +477,9 @@ def assumption5_violations(trace: DescentTrace, smoothness: Callable[[float], fl
     """How many steps break each property of the implementable Assumption 5, for a trace with radii R_t.
 
     Ball memberships are compared with a relative allowance of 1e-12 for the rounding of the norms."""
-    gauge_of = lambda theta: ball_gauge(trace.net)(theta) / (1.0 + GAUGE_ROUNDING)
+    def gauge_of(theta: np.ndarray) -> np.ndarray:
+        return ball_gauge(trace.net)(theta) / (1.0 + GAUGE_ROUNDING)
+
     gauge = gauge_of(trace.theta)
     radii = trace.radii
     rule = np.array([min(1.0 / smoothness(r), 1.0) for r in radii])

@@ -124,7 +124,8 @@ def check_asm1(ctx: Context) -> None:
     for name, formula in LOSS_FORMULAS.items():
         result = check_assumption1(formula)
         ctx.prove(f"{name} loss", "symbolic", result.holds,
-                  f"ℓ = {formula.value}: ℓ' continuous on R, −ℓ'(x(u)) > 0 on u ∈ (0, ∞) with x = {formula.substitution} "
+                  f"ℓ = {formula.value}: ℓ' continuous on R, −ℓ'(x(u)) > 0 on u ∈ (0, ∞) "
+                  f"with x = {formula.substitution} "
                   "(Sturm), ℓ(−∞) = ∞, ℓ(∞) = 0", vars(result))
         reference = sympy.lambdify(X, [formula.value, -sympy.diff(formula.value, X)], "mpmath")
         with mpmath.workdps(40):
@@ -139,7 +140,8 @@ def check_asm1(ctx: Context) -> None:
         result = check_assumption1(formula)
         failed = [key for key, value in vars(result).items() if not value]
         ctx.control(f"non-example: {name}", not result.holds,
-                    f"the same certificate rejects ℓ = {formula.value}: does not establish {', '.join(failed)}", vars(result))
+                    f"the same certificate rejects ℓ = {formula.value}: does not establish {', '.join(failed)}",
+                    vars(result))
 
 
 # -- align.asm2 ------------------------------------------------------------------------------------------------
@@ -309,7 +311,8 @@ def exact_constant_lower_bound(layers: list[np.ndarray]) -> sympy.Expr:
                        "200 random inits", "full": "as quick", "paper": "as quick"},
 )
 def check_def_D(ctx: Context) -> None:
-    layers = [sympy.Matrix(3, 2, sympy.symbols("a0:6", real=True)), sympy.Matrix(1, 3, sympy.symbols("b0:3", real=True))]
+    layers = [sympy.Matrix(3, 2, sympy.symbols("a0:6", real=True)),
+              sympy.Matrix(1, 3, sympy.symbols("b0:3", real=True))]
     trace = is_identically_zero(-sympy.Matrix(gram_gap(layers, 1)).trace()
                                 - (sum(e ** 2 for e in layers[0]) - sum(e ** 2 for e in layers[1])))
     ctx.prove("tr A_(k,k+1) = ‖W_k‖_F² − ‖W_(k+1)‖_F²", "symbolic", trace.proved,
@@ -338,7 +341,8 @@ def check_def_D(ctx: Context) -> None:
     balanced[1][0, 0] += sympy.Rational(1, 1000)
     bound = exact_constant_lower_bound(balanced)
     ctx.control("balance broken by 1/1000", bound > 0,
-                f"one entry moved by 1/1000: the same exact evaluation gives D ≥ {bound} > 0", {"lower_bound": str(bound)})
+                f"one entry moved by 1/1000: the same exact evaluation gives D ≥ {bound} > 0",
+                {"lower_bound": str(bound)})
 
 
 # -- align.rem.A-init -------------------------------------------------------------------------------------------
@@ -391,7 +395,8 @@ def check_rem_a_init(ctx: Context) -> None:
                 theta = ctx.rng(f"{data.name}-{loss}-{index}").normal(size=net.n_params)
                 theta[:net.sizes[0]] = 0.0
                 total += 1
-                satisfied += satisfies_assumption2(objective, theta) and float(objective.value(theta)) == loss_at_zero(loss)
+                satisfied += (satisfies_assumption2(objective, theta)
+                              and float(objective.value(theta)) == loss_at_zero(loss))
                 if index == 0 and loss == "logistic":
                     run = run_flow(data.name, objective, theta, log_spaced(1e-2, 1e4, 13))
                     decreasing &= is_monotone(run.risks[1:], "decreasing") and run.risks[-1] < run.risks[0]

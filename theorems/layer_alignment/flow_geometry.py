@@ -25,7 +25,8 @@ from verify import Context, claim, histogram, line, plain
 # -- align.lem3 -------------------------------------------------------------------------------------------------
 
 
-def sampled_support_radius(data: Dataset, svm: MaxMargin, rng: np.random.Generator, samples: int) -> tuple[float, float]:
+def sampled_support_radius(data: Dataset, svm: MaxMargin, rng: np.random.Generator,
+                           samples: int) -> tuple[float, float]:
     """(min over sampled unit ξ ⊥ ū of max_{i∈S} ⟨ξ, z_i⟩, the same refined by local minimization): an
     independent estimate of θ from above."""
     basis = null_space(svm.direction[None, :])

@@ -161,7 +161,8 @@ def energy_mismatch(run: FlowRun, layers_in_integrand: slice) -> float:
     kind="equation",
     title="Gradient flow dissipates the risk at rate ‖∇R‖²",
     statement=("Along gradient flow $d/(d t) R(W(t)) = -norm(nabla R(W))^2 = -sum_(k=1)^L norm(partial R "
-               "slash partial W_k)_F^2 <= 0$; integrated, $R(W(0)) - R(W(T)) = integral_0^T norm(nabla R(W(t)))^2 d t$."),
+               "slash partial W_k)_F^2 <= 0$; integrated, "
+               "$R(W(0)) - R(W(T)) = integral_0^T norm(nabla R(W(t)))^2 d t$."),
     hypotheses=["continuous-time gradient flow", "differentiable risk"],
     expected="certified",
     profiles={"quick": "chain rule in sympy (generic loss, widths (2,2,2,1)); energy balance on [0, 5] for "
@@ -234,7 +235,8 @@ def ball_occupation(t: np.ndarray, max_norms: np.ndarray, radius: float) -> floa
     title="Gradient flow spends finite time in every ball",
     statement=("Under Assumptions 1 and 2, for every $R > 0$ there is $epsilon(R) > 0$ with "
                "$norm(partial R slash partial W_1)_F >= epsilon(R)$ whenever $t >= 1$ and $W(t) in B(R)$; hence the "
-               "time spent in $B(R)$ is at most $1 + R(W(0)) slash epsilon(R)^2$ and $max_k norm(W_k)_F$ is unbounded."),
+               "time spent in $B(R)$ is at most $1 + R(W(0)) slash epsilon(R)^2$ and $max_k norm(W_k)_F$ is "
+               "unbounded."),
     hypotheses=["Assumption 1 (loss)", "Assumption 2 (initialization)", "linearly separable data"],
     expected="confirmed",
     profiles={"quick": "DS2 and DS3, widths (d,3,3,1), logistic and exponential, 2000 checkpoints on [1, 1e6], "
@@ -306,8 +308,8 @@ def check_lem1(ctx: Context) -> None:
 # -- align.lem2 and align.rem.balanced -------------------------------------------------------------------------
 
 def lemma2_slacks(run: FlowRun, constant: Callable[[Sequence[np.ndarray]], np.ndarray] = initialization_constants,
-                  alignment_numerator: Callable[[float, float, float], float] = lambda D, upper, lower: D + upper + lower
-                  ) -> tuple[float, float]:
+                  alignment_numerator: Callable[[float, float, float], float] = (
+                      lambda D, upper, lower: D + upper + lower)) -> tuple[float, float]:
     """Minimum over checkpoints of the relative slack of Lemma 2 (a) F_k² − σ_k² ≤ D_k and of (b)
     ⟨v_{k+1}, u_k⟩² ≥ 1 − (D + ‖W_{k+1}(0)‖_2² + ‖W_k(0)‖_2²)/σ_{k+1}² (each divided by the size of its terms).
 
@@ -465,8 +467,8 @@ def check_rem_balanced(ctx: Context) -> None:
                     max(np.linalg.svd(W, compute_uv=False)[1] / np.linalg.norm(W, 2) for W in s.layers[:-1])
                     for s in perturbed.states[1:]])}
     ctx.support("rank one along the flow", "numeric", bool(np.all(worst <= tolerance)) and worst_D <= 1e-12,
-                f"D = 0 at the balanced init; at every checkpoint σ_2/σ_1 ≤ {tolerance:g} for every layer, adjacent top "
-                f"singular values equal and |⟨v_(k+1), u_k⟩| = 1 to {tolerance:g}",
+                f"D = 0 at the balanced init; at every checkpoint σ_2/σ_1 ≤ {tolerance:g} for every layer, "
+                f"adjacent top singular values equal and |⟨v_(k+1), u_k⟩| = 1 to {tolerance:g}",
                 {"max_second_over_first": worst[0], "max_singular_value_spread": worst[1],
                  "max_misalignment": worst[2], "max_D": worst_D, "tolerance": tolerance},
                 plot=line("Second singular values along the flow", curves, xlabel="t", ylabel="σ_2/σ_1",

@@ -110,7 +110,8 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = lambda state: state.align
         norms_grow=bool(started < len(t) and np.all(np.diff(norms[started:], axis=0) >= 0)
                         and np.all(norms[-1] > norms[0])),
         rank_one=bool(np.all(gaps <= bounds * (1 + 1e-9) + 1e-15)
-                      and all(is_monotone(gaps[after, k], "decreasing", MONOTONE_RTOL, 1e-13) for k in range(gaps.shape[1]))),
+                      and all(is_monotone(gaps[after, k], "decreasing", MONOTONE_RTOL, 1e-13)
+                              for k in range(gaps.shape[1]))),
         adjacent_alignment=bool(slack_b >= -1e-9 and np.all(adjacent[-1] <= adjacent[after][0] + 1e-13)),
         product_alignment=bool(is_monotone(product[after], "decreasing", MONOTONE_RTOL, 1e-13)),
     )
@@ -582,9 +583,10 @@ def naive_angle(a: np.ndarray, b: np.ndarray) -> float:
     profiles={"quick": "(i) 200 random matrices against 40-digit arithmetic; (ii) angles 1e-3 … 1e-12 against 50-digit "
                        "references; (iii) evaluations of one flow to t = 1e4 and to t = 1e12",
               "full": "as quick", "paper": "as quick"},
-    notes=plain(("Not a statement of the paper: the spec's list of numerical pitfalls (atan2 angles, log-time horizons, "
-           "the rank-one identity), registered so that the conventions every other align.* check relies on are "
-           "themselves checked.")),
+    notes=plain((
+        "Not a statement of the paper: the spec's list of numerical pitfalls (atan2 angles, log-time horizons, "
+        "the rank-one identity), registered so that the conventions every other align.* check relies on are "
+        "themselves checked.")),
 )
 def check_testing(ctx: Context) -> None:
     worst = 0.0

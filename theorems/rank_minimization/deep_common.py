@@ -32,8 +32,10 @@ BALANCE_TOL = 1e-6  # max_l ‖W_l‖_F / min_l ‖W_l‖_F − 1
 NORM_TOL = 1e-9
 
 # exact unit vectors (Pythagorean triples) for exact-arithmetic instances
-PYTHAGOREAN_INPUTS = ((sympy.Rational(3, 5), sympy.Rational(4, 5)), (sympy.Rational(-5, 13), sympy.Rational(12, 13)),
-                      (sympy.Rational(-15, 17), sympy.Rational(-8, 17)), (sympy.Rational(24, 25), sympy.Rational(-7, 25)))
+PYTHAGOREAN_INPUTS = ((sympy.Rational(3, 5), sympy.Rational(4, 5)),
+                      (sympy.Rational(-5, 13), sympy.Rational(12, 13)),
+                      (sympy.Rational(-15, 17), sympy.Rational(-8, 17)),
+                      (sympy.Rational(24, 25), sympy.Rational(-7, 25)))
 
 
 # -- teachers ----------------------------------------------------------------------------------------------

@@ -73,7 +73,8 @@ def candidates(ctx: Context, depths: tuple[int, ...], warm: int, random: int) ->
                "depth $k' > k$ whose hidden layers are all at least $m$ wide, then "
                "$1/k' sum_(l=1)^(k') norm(W_l^*)_sigma \\/ norm(W_l^*)_F >= (1\\/B)^(k\\/k')$, equivalently the "
                "harmonic mean of $norm(W_l^*)_F \\/ norm(W_l^*)_sigma$ is at most $B^(k\\/k')$."),
-    hypotheses=["labels $y_i >= 0$; some $i$ with $norm(x_i) <= 1$ and $y_i >= 1$", "teacher: depth $k >= 2$, width $m >= 2$, $norm(W_l)_F <= B$",
+    hypotheses=["labels $y_i >= 0$; some $i$ with $norm(x_i) <= 1$ and $y_i >= 1$",
+                "teacher: depth $k >= 2$, width $m >= 2$, $norm(W_l)_F <= B$",
                 "student: depth k' > k, every hidden layer ≥ m wide", "$theta^*$ a global optimum of Problem (2)"],
     expected="certified",
     profiles={"quick": "proof algebra in symbols; certificate on local optima of Problem (2) for k' ∈ {3, 4, 6} "
@@ -86,8 +87,8 @@ def candidates(ctx: Context, depths: tuple[int, ...], warm: int, random: int) ->
             "hidden layer, for instance, every optimal layer has rank 1 and Eq. (3) holds trivially."),
            "Typo in App. D: $norm(theta^*) <= norm(theta)$ should read $norm(theta^*) <= norm(theta')$.",
            ("A global optimum of Problem (2) cannot be computed; the numerical part checks the certificate the "
-            "proof establishes (feasible + balanced + $norm(theta)^2 <= k' B^(2k\\/k')$ ⇒ Eq. (3)) on the local optima a "
-            "solver finds, asserting Eq. (3) only where the three hypotheses hold."),
+            "proof establishes (feasible + balanced + $norm(theta)^2 <= k' B^(2k\\/k')$ ⇒ Eq. (3)) on the local "
+            "optima a solver finds, asserting Eq. (3) only where the three hypotheses hold."),
            ("Lemma 14 is not needed: for any feasible $theta$, with $s_l = norm(W_l)_sigma$ and $f_l = norm(W_l)_F$, "
             "AM–GM gives $1/k' sum_l s_l \\/ f_l >= (product_l s_l)^(1\\/k') \\/ (product_l f_l)^(1\\/k') >= "
             "(product_l f_l)^(-1\\/k')$ and $(product_l f_l)^(2\\/k') <= norm(theta)^2 \\/ k'$, so "
@@ -203,7 +204,8 @@ def check_lem14(ctx: Context) -> None:
                "$norm(x_i) <= 1 <= y_i$, $1 <= y_i = N^*(x_i) <= norm(x_i) product_l norm(W_l^*)_sigma <= "
                "(1/k' sum_l norm(W_l^*)_sigma)^(k')$, hence $1/k' sum_l norm(W_l^*)_sigma \\/ B^* >= "
                "(1\\/B)^(k\\/k')$."),
-    hypotheses=["$theta^*$ balanced (Lemma 14) with $norm(theta^*)^2 <= k' B^(2k\\/k')$ (Eq. (18))", "some $norm(x_i) <= 1$ with $y_i >= 1$"],
+    hypotheses=["$theta^*$ balanced (Lemma 14) with $norm(theta^*)^2 <= k' B^(2k\\/k')$ (Eq. (18))",
+                "some $norm(x_i) <= 1$ with $y_i >= 1$"],
     expected="certified",
     profiles={"quick": "symbolic final algebra; ReLU-Lipschitz and AM–GM chain on 2000 random networks",
               "full": "20000 random networks"},
@@ -225,9 +227,9 @@ def check_thm4_final(ctx: Context) -> None:
     expected="confirmed",
     profiles={"quick": "exact θ' of both theorems on rational inputs; $B^*$ and mean spectral norm of local optima of "
                        "Problem (2), k' = 4 (1 warm + 1 random start)"},
-    notes=[("Covered in detail by the rank.thm4 and rank.thm5 claims; this claim checks the three displayed relations of "
-            "the outline as stated there ($B^* <= B^(k\\/k')$ holds for the optimum, so it is asserted only for local "
-            "optima within the norm bound of Eq. (18), up to their balance tolerance).")],
+    notes=[("Covered in detail by the rank.thm4 and rank.thm5 claims; this claim checks the three displayed "
+            "relations of the outline as stated there ($B^* <= B^(k\\/k')$ holds for the optimum, so it is asserted "
+            "only for local optima within the norm bound of Eq. (18), up to their balance tolerance).")],
 )
 def check_sec63(ctx: Context) -> None:
     teacher = absolute_sum_teacher()
@@ -251,8 +253,8 @@ def check_sec63(ctx: Context) -> None:
                 bool(within) and max(per_layer) <= layer_bound * (1 + BALANCE_TOL) and min(mean_spectral) >= 1,
                 f"{len(within)} of {len(found)} local optima of Problem (2) (k' = {kp}) meet the hypotheses: max "
                 f"B* = {max(per_layer, default=float('nan')):.4f} ≤ B^(k/k') = {layer_bound:.4f}; min mean ‖W‖σ "
-                f"over {len(mean_spectral)} feasible ones = {min(mean_spectral, default=float('nan')):.4f} ≥ 1 (B* within "
-                f"the balance tolerance {BALANCE_TOL:g} of the hypotheses)",
+                f"over {len(mean_spectral)} feasible ones = {min(mean_spectral, default=float('nan')):.4f} ≥ 1 "
+                f"(B* within the balance tolerance {BALANCE_TOL:g} of the hypotheses)",
                 {"max_B_star": max(per_layer, default=float("nan")), "B_power": layer_bound,
                  "min_mean_spectral": min(mean_spectral, default=float("nan"))})
 

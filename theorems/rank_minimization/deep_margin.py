@@ -113,7 +113,8 @@ def exact_margins(teacher: Teacher, gaps: list[sympy.Expr]) -> list[sympy.Expr]:
     hypotheses=["no biases", "ReLU activation", "c > 0"],
     expected="certified",
     profiles={"quick": "exact case split σ(cz) = cσ(z); exact evaluation of a rational depth-3 network"},
-    notes=["Each hidden layer then satisfies $h_l (c theta) = c^l h_l (theta)$ by induction on $l$, from the one-line identity."],
+    notes=[("Each hidden layer then satisfies $h_l (c theta) = c^l h_l (theta)$ by induction on $l$, from the "
+            "one-line identity.")],
 )
 def check_homogeneity(ctx: Context) -> None:
     z, c = sympy.Symbol("z", real=True), sympy.Symbol("c", positive=True)
@@ -181,7 +182,8 @@ def check_lem1(ctx: Context) -> None:
                 f"reached by the local solver from θ(T) (residual {limit.stationarity:.1e}) decreases "
                 f"({angles[0]:.3f} → {angles[-1]:.3f} rad); convergence is logarithmically slow",
                 {"final_time": times[-1], "final_residual": residuals[-1], "final_angle": angles[-1],
-                 "limit_kkt_residual": limit.stationarity, "final_scale_free_cost": scale_free_cost(net, thetas[-1], X, y),
+                 "limit_kkt_residual": limit.stationarity,
+                 "final_scale_free_cost": scale_free_cost(net, thetas[-1], X, y),
                  "limit_squared_norm": limit.squared_norm},
                 plot=line("Lemma 1: gradient flow on the exponential loss",
                           {"KKT residual": (times, residuals), "angle to the KKT point": (times, angles)},
@@ -221,7 +223,8 @@ def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarra
                "$y_i N_theta(x_i) >= 1$, then $1/k' sum_(l=1)^(k') norm(W_l^*)_sigma \\/ norm(W_l^*)_F >= "
                "1/sqrt(2) (sqrt(2)\\/B)^(k\\/k') sqrt(k'\\/(k'+1))$; equivalently the harmonic mean of "
                "$norm(W_l^*)_F \\/ norm(W_l^*)_sigma$ is at most $sqrt(2) (B\\/sqrt(2))^(k\\/k') sqrt((k'+1)\\/k')$."),
-    hypotheses=["labels ±1; some $i$ with $norm(x_i) <= 1$", "teacher: depth $k >= 2$, width $m >= 2$, $norm(W_l)_F <= B$, margins $>= 1$",
+    hypotheses=["labels ±1; some $i$ with $norm(x_i) <= 1$",
+                "teacher: depth $k >= 2$, width $m >= 2$, $norm(W_l)_F <= B$, margins $>= 1$",
                 "student: depth k' > k, every hidden layer ≥ m wide", "$theta^*$ a global optimum of Problem (6)"],
     expected="certified",
     profiles={"quick": "proof algebra in symbols; certificate on local optima of Problem (6) from 1 warm + 3 random "
@@ -229,7 +232,8 @@ def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarra
               "full": "2 warm + 6 random starts: one class k' ∈ {3, 4, 6, 8}, two classes k' ∈ {3, 4, 6}"},
     notes=[("Width: as for Thm 4, the embedding of θ' (hidden widths of N, then 2) needs every hidden layer of the "
             "student to be at least m wide (the paper's width is the largest layer width)."),
-           "Typo in App. E: $norm(theta^*) <= norm(theta)$ should read $norm(theta^*) <= norm(theta')$; the last layer $beta (1, -1)$ is a $1 times 2$ row.",
+           ("Typo in App. E: $norm(theta^*) <= norm(theta)$ should read $norm(theta^*) <= norm(theta')$; the last "
+            "layer $beta (1, -1)$ is a $1 times 2$ row."),
            ("Only a global optimum is covered; the paper's reading 'GF converges to low rank' combines it with "
             "Lemma 1, which only gives a KKT point. The numerical part checks the proof's certificate on local "
             "optima and asserts Eq. (7) only where its hypotheses hold."),
@@ -325,8 +329,8 @@ def check_thm5_construction(ctx: Context) -> None:
     profiles={"quick": "symbolic derivative and case split; exact invariance; balance of local optima (one class, "
                        "k' ∈ {3, 4}, 1 warm + 2 random starts)",
               "full": "k' ∈ {3, 4, 6}, 2 warm + 4 random starts"},
-    notes=[("The rescaling $gamma |-> (gamma W_i, W_j \\/ gamma)$ keeps every margin $y_i N(x_i)$, so the proof of Lemma 14 applies "
-            "verbatim, at every local optimum.")],
+    notes=[("The rescaling $gamma |-> (gamma W_i, W_j \\/ gamma)$ keeps every margin $y_i N(x_i)$, so the proof of "
+            "Lemma 14 applies verbatim, at every local optimum.")],
 )
 def check_lem15(ctx: Context) -> None:
     teacher, X, y, B = one_class_instance()
@@ -344,7 +348,8 @@ def check_lem15(ctx: Context) -> None:
     statement=("For a balanced optimum, $(B^*)^2 <= 2 (2\\/B^2)^(-k\\/k') (k'+1)\\/k'$ (Eq. (21)); and for "
                "$norm(x_i) <= 1$, $1 <= y_i N^*(x_i) <= abs(N^*(x_i)) <= product_l norm(W_l^*)_sigma <= "
                "(1/k' sum_l norm(W_l^*)_sigma)^(k')$, hence Eq. (7)."),
-    hypotheses=["$theta^*$ balanced (Lemma 15) with $norm(theta^*)^2$ bounded by Eq. (20)", "some $norm(x_i) <= 1$, $abs(y_i) = 1$"],
+    hypotheses=["$theta^*$ balanced (Lemma 15) with $norm(theta^*)^2$ bounded by Eq. (20)",
+                "some $norm(x_i) <= 1$, $abs(y_i) = 1$"],
     expected="certified",
     profiles={"quick": "symbolic final algebra; ReLU-Lipschitz and AM–GM chain on 2000 random networks",
               "full": "20000 random networks"},
@@ -404,8 +409,9 @@ def check_sec5(ctx: Context) -> None:
     decrease = float(square.loss[-1] / square.loss[0])
     ctx.control("square loss instead", decrease < 1e-4 and not growth_test(square_norms),
                 f"GD on the square loss (targets y_i) from the same start drives the loss down by {decrease:.1e}, but "
-                f"the same growth test fails: ‖θ‖ goes {square_norms[0]:.3f} → {square_norms[len(square_norms) // 2]:.3f}"
-                f" → {square_norms[-1]:.3f}", {"loss_decrease": decrease, "final_norm": square_norms[-1]})
+                f"the same growth test fails: ‖θ‖ goes {square_norms[0]:.3f} → "
+                f"{square_norms[len(square_norms) // 2]:.3f} → {square_norms[-1]:.3f}",
+                {"loss_decrease": decrease, "final_norm": square_norms[-1]})
 
 
 def growth_test(norms: np.ndarray) -> bool:

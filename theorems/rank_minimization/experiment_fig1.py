@@ -143,7 +143,8 @@ def rank_one_zero_loss_layers() -> list[np.ndarray]:
                "and every run that does has both layers of rank 2 with stable rank "
                "$norm(W)_F^2 \\/ norm(W)_sigma^2$ bounded away from 1."),
     hypotheses=["data of Sec. 3.1 (satisfy Assumptions 1 and 2)", "initialization radius 1e-4, uniform directions",
-                "full-batch GD on $1/2 sum_i norm(N(x_i) - y_i)^2$, horizon $T = eta t = 300$", "converged: final loss < 1e-4"],
+                "full-batch GD on $1/2 sum_i norm(N(x_i) - y_i)^2$, horizon $T = eta t = 300$",
+                "converged: final loss < 1e-4"],
     expected="confirmed",
     profiles={
         "quick": "288 runs, step 1e-2 for 3·10⁴ steps (same horizon T = 300), float64 GD in the compiled kernel (CPU) "

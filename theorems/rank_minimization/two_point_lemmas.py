@@ -275,7 +275,8 @@ def check_lem8(ctx: Context) -> None:
             ratios.append(least / np.sqrt(lemma8_bounds(-abs(eps_i))[0]))
     tightness = float(np.sqrt(0.75 / lemma8_bounds(-0.25)[0]))
     ctx.support("random zero-loss networks", "numeric", worst >= -1e-12,
-                f"{len(ratios) // 2} zero-loss networks with w_i ∈ S_i (φ = 2.5): min(‖w_i‖, ‖v_i‖) − sqrt(1 − |ε|) ≥ 0",
+                f"{len(ratios) // 2} zero-loss networks with w_i ∈ S_i (φ = 2.5): "
+                "min(‖w_i‖, ‖v_i‖) − sqrt(1 − |ε|) ≥ 0",
                 {"networks": len(ratios) // 2, "min_margin": worst, "tightness_at_eps_quarter": tightness,
                  "tightness_max_over_samples": max(ratios)})
 
@@ -358,7 +359,8 @@ def check_lem9(ctx: Context) -> None:
 
 # -- App. C: Eq. (13), Lemmas 10–11 -------------------------------------------------------------------------
 def private_decomposition(active) -> list[bool]:
-    """Eq. (13) on a pattern: ∂L/∂v_i = (w_iᵀx_i)ϕ_i, ∂L/∂w_i = (v_iᵀϕ_i)x_i, L = ½Σ‖ϕ_i‖² with ϕ_i = (w_iᵀx_i)v_i − y_i."""
+    """Eq. (13) on a pattern: ∂L/∂v_i = (w_iᵀx_i)ϕ_i, ∂L/∂w_i = (v_iᵀϕ_i)x_i, L = ½Σ‖ϕ_i‖²
+    with ϕ_i = (w_iᵀx_i)v_i − y_i."""
     model = PatternModel.build(active)
     gW, gV = model.gradient()
     phi = [model.w(i).dot(model.x(i)) * model.v(i) - model.y(i) for i in range(2)]

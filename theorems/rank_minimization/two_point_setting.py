@@ -286,7 +286,7 @@ def private_neuron_layer(X: np.ndarray, hidden: int, rng: np.random.Generator) -
     are random integer vectors (Lemma 2's hypothesis; X square and invertible)."""
     n = X.shape[0]
     inverse = sympy.Matrix(X).inv()
-    rows = [list(inverse * sympy.Matrix([1 if l == j else -1 for l in range(n)])) for j in range(n)]
+    rows = [list(inverse * sympy.Matrix([1 if k == j else -1 for k in range(n)])) for j in range(n)]
     rows += [[sympy.Integer(int(v)) for v in rng.integers(-3, 4, size=n)] for _ in range(hidden - n)]
     return np.array(rows, dtype=object)
 
@@ -321,8 +321,8 @@ def check_lem2(ctx: Context) -> None:
         hidden = n + extra
         H = sympy.Matrix(hidden, n, lambda i, j: sympy.Symbol(f"h{i}{j}", nonnegative=True))
         for j in range(n):  # rows 0..n−1 are the private neurons: active on x_j only
-            for l in range(n):
-                H[j, l] = sympy.Symbol(f"d{j}", positive=True) if l == j else 0
+            for k in range(n):
+                H[j, k] = sympy.Symbol(f"d{j}", positive=True) if k == j else 0
         left = sympy.zeros(n, hidden)
         for j in range(n):
             left[j, j] = 1 / H[j, j]

@@ -272,10 +272,10 @@ def field_vanishes_at_origin() -> bool:
     kind="theorem",
     title="With probability ≥ 2(φ/2π)², gradient flow from v = 0 reaches zero loss far from rank one",
     statement=("Under Assumptions 1–2, let $v_i(0) = 0$ and let $w_i(0)$ be drawn from a spherically symmetric "
-               "distribution with $norm(w_i(0)) <= (sqrt(3)\\/2) min{sin((pi - phi)\\/4), sin(phi - pi\\/2)}$. Let $E$ be "
-               "the event that gradient flow converges to zero loss with (i) $angle(w_1(oo), w_2(oo)) in "
-               "[pi - phi, pi\\/2 + phi\\/2]$ and (ii) $norm(w_i(oo)) in (sqrt(3)\\/2, sqrt(1\\/4 + 4\\/(3 sin^2 phi)))$. "
-               "Then $Pr[E] >= 2 (phi \\/ (2 pi))^2$."),
+               "distribution with $norm(w_i(0)) <= (sqrt(3)\\/2) min{sin((pi - phi)\\/4), sin(phi - pi\\/2)}$. "
+               "Let $E$ be the event that gradient flow converges to zero loss with (i) $angle(w_1(oo), w_2(oo)) in "
+               "[pi - phi, pi\\/2 + phi\\/2]$ and (ii) $norm(w_i(oo)) in "
+               "(sqrt(3)\\/2, sqrt(1\\/4 + 4\\/(3 sin^2 phi)))$. Then $Pr[E] >= 2 (phi \\/ (2 pi))^2$."),
     hypotheses=["Assumptions 1–2", "v(0) = 0", "w_i(0) spherically symmetric in the ball of radius r_3(φ)"],
     expected="refuted",
     corrected_by="rank.thm3.corrected",
@@ -307,10 +307,11 @@ def check_thm3(ctx: Context) -> None:
     ends = flow_ends(data, coupled, 100.0, loss_tol=1e-12)
     rows_equal = bool(np.all(ends.final[:, 0:2] == ends.final[:, 2:4]))
     floor = 0.5 * float(np.linalg.svd(data.Y, compute_uv=False)[-1]) ** 2
-    ctx.counterexample("coupled marginals w_2(0) = w_1(0)", "numeric", rows_equal and float(ends.loss.min()) >= floor
-                       - 1e-12, f"{runs} flows with both neurons started at the same uniform point of the circle of "
-                       "radius r_3 (each marginal spherically symmetric): the rows of W stay equal, so rank σ(WX) ≤ 1 and "
-                       "L ≥ ½σ_min(Y)² along the whole flow; E never happens",
+    ctx.counterexample("coupled marginals w_2(0) = w_1(0)", "numeric",
+                       rows_equal and float(ends.loss.min()) >= floor - 1e-12,
+                       f"{runs} flows with both neurons started at the same uniform point of the circle of "
+                       "radius r_3 (each marginal spherically symmetric): the rows of W stay equal, so rank σ(WX) ≤ 1 "
+                       "and L ≥ ½σ_min(Y)² along the whole flow; E never happens",
                        {"min_loss": float(ends.loss.min()), "loss_floor": floor})
 
     corrected = corrected_bound(paper_data().phi, 1.0, 1.0)
@@ -378,16 +379,17 @@ def thm3_reduction_proof() -> tuple[bool, str]:
                        "φ ∈ [1.575, 3.13]; exact sector angles; Monte Carlo (GD, η = 0.02, t = 40) of 3 laws × 200 "
                        "runs on 2 datasets", "full": "3 laws × 1000 runs on the 5 spec datasets",
               "paper": "3 laws × 2000 runs on the 5 spec datasets, GD η = 5e-3 to t = 200"},
-    notes=[("Where w_1(0), w_2(0) fall in S_1°×S_2° or S_2°×S_1°, the limit is exact (Lemma 13, rank.derived.reduced-ode) "
-           "and E holds; given w_i(0) ≠ 0 its direction is uniform, and each sector has angle φ.")],
+    notes=[("Where w_1(0), w_2(0) fall in S_1°×S_2° or S_2°×S_1°, the limit is exact (Lemma 13, "
+            "rank.derived.reduced-ode) and E holds; given w_i(0) ≠ 0 its direction is uniform, and each sector has "
+            "angle φ.")],
 )
 def check_thm3_corrected(ctx: Context) -> None:
     ok, detail = thm3_reduction_proof()
     ctx.prove("E on S_1°×S_2° for every φ", "symbolic", ok,
-              "the limit is w_i(∞) = p_i + a_∞x_i with |p_i| ≤ ‖w_i(0)‖ ≤ r_3 and a_∞ ≥ 1, so its angle δ_i from x_i has "
-              "|tan δ_i| ≤ r_3 ≤ (√3/2) sin u for u = φ − π/2 and u = (π − φ)/4, hence |δ_i| < min(φ − π/2, (π − φ)/4) "
-              "and ∠ = φ + δ_1 + δ_2 ∈ (π − φ, π/2 + φ/2); 1 ≤ ‖w_i(∞)‖ and ‖w_i(∞)‖² < 1/4 + 4/3 ≤ the bound in "
-              "(ii): " + detail)
+              "the limit is w_i(∞) = p_i + a_∞x_i with |p_i| ≤ ‖w_i(0)‖ ≤ r_3 and a_∞ ≥ 1, so its angle δ_i from x_i "
+              "has |tan δ_i| ≤ r_3 ≤ (√3/2) sin u for u = φ − π/2 and u = (π − φ)/4, hence "
+              "|δ_i| < min(φ − π/2, (π − φ)/4) and ∠ = φ + δ_1 + δ_2 ∈ (π − φ, π/2 + φ/2); 1 ≤ ‖w_i(∞)‖ and "
+              "‖w_i(∞)‖² < 1/4 + 4/3 ≤ the bound in (ii): " + detail)
     certificate = certify_positive(event_margin, [("1.575", "3.13"), (0, 1), (0, 1)], cells=(24, 2, 4),
                                    max_evaluations=60000)
     ctx.prove("interval certificate on the exact limits", "interval", certificate.certified,
@@ -504,7 +506,8 @@ def check_thm3_proof(ctx: Context) -> None:
               shift.proved and branch.proved and constant.proved and increasing.sign == 1 and lemma6_ok,
               "cos(φ − π/2) = sin φ; arcsin(sin v) = v on (0, π/2) (equal derivatives after v = 2 atan(z/(1 + z)), "
               "equal at 0), so 2 arcsin((2/√3)(√3/2) sin((π − φ)/4)) = (π − φ)/2; sin((π − φ)/4) < sin(π/8) for "
-              f"φ > π/2 ({increasing.method}: sin(π/8) − sin(π/8 − v) > 0 on (0, 2/5], v = (φ − π/2)/4); (√3/2) sin(π/8) < 1/2 (ball)")
+              f"φ > π/2 ({increasing.method}: sin(π/8) − sin(π/8 − v) > 0 on (0, 2/5], v = (φ − π/2)/4); "
+              "(√3/2) sin(π/8) < 1/2 (ball)")
     sectors = all(sector_angle_is_phi(d.X) for d in exact_obtuse_datasets())
     ctx.prove("α(S_i) = φ", "exact", sectors, "exact boundary rays on five datasets (see rank.def1)")
 
@@ -583,7 +586,8 @@ def check_weakerinit(ctx: Context) -> None:
                        {"p_hat": float(event.mean()), "bound": bound, "p_value": float(test.pvalue),
                         "private_starts_ending_in_E": float(event[private].mean())})
     corrected = binomtest(int(event.sum()), runs, weak_bound(data.phi), alternative="less")
-    ctx.control("the corrected bound on the same runs", corrected.pvalue >= SIGNIFICANCE and bool(event[favourable].all()),
+    ctx.control("the corrected bound on the same runs",
+                corrected.pvalue >= SIGNIFICANCE and bool(event[favourable].all()),
                 "the same runs do not reject rank.rem.weakerinit.corrected: Pr[E] ≥ (1/2)(φ/2π)², and every start with "
                 "one neuron per sector and v_iᵀy_j ≥ 0 ends in E", {"p_value": float(corrected.pvalue)})
 
