@@ -444,6 +444,9 @@ def balanced_defects(run: FlowRun) -> tuple[float, float, float]:
 )
 def check_rem_balanced(ctx: Context) -> None:
     tolerance = 1e-10
+    # σ_k = σ_(k+1) holds only as well as the integrator keeps D(t) = 0: relative drifts reach ~1e-9 by t = 1e12
+    # at rtol 1e-10, so equal singular values are asked to 100× the flow's rtol
+    spread_tolerance = 1e-8
     configurations = [(ds3(), (3, 4, 2, 1), "logistic"), (ds2(), (2, 3, 3, 1), "exponential")]
     configurations += [(ds_random(ctx.rng(f"data-{i}"), 10, 3), (3, 3, 2, 1), "logistic")
                        for i in range(ctx.pick(0, 4))]
@@ -466,11 +469,14 @@ def check_rem_balanced(ctx: Context) -> None:
                 "perturbed 1e-3: max σ_2/σ_1": (perturbed.t[1:], [
                     max(np.linalg.svd(W, compute_uv=False)[1] / np.linalg.norm(W, 2) for W in s.layers[:-1])
                     for s in perturbed.states[1:]])}
-    ctx.support("rank one along the flow", "numeric", bool(np.all(worst <= tolerance)) and worst_D <= 1e-12,
+    ctx.support("rank one along the flow", "numeric",
+                worst[0] <= tolerance and worst[1] <= spread_tolerance and worst[2] <= tolerance and worst_D <= 1e-12,
                 f"D = 0 at the balanced init; at every checkpoint σ_2/σ_1 ≤ {tolerance:g} for every layer, "
-                f"adjacent top singular values equal and |⟨v_(k+1), u_k⟩| = 1 to {tolerance:g}",
+                f"|⟨v_(k+1), u_k⟩| = 1 to {tolerance:g} and adjacent top singular values equal to "
+                f"{spread_tolerance:g} (relative; 100× the flow's rtol)",
                 {"max_second_over_first": worst[0], "max_singular_value_spread": worst[1],
-                 "max_misalignment": worst[2], "max_D": worst_D, "tolerance": tolerance},
+                 "max_misalignment": worst[2], "max_D": worst_D, "tolerance": tolerance,
+                 "spread_tolerance": spread_tolerance},
                 plot=line("Second singular values along the flow", curves, xlabel="t", ylabel="σ_2/σ_1",
                           xscale="log", yscale="log"))
     ctx.control("init perturbed by 1e-3 (not balanced)", perturbed_second > 1e3 * tolerance,
