@@ -9,6 +9,7 @@ symbolic proofs (with symbols) and the numerical checks (with numbers, through `
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -236,8 +237,9 @@ class LayerNorms:
 
     @property
     def ratios(self) -> np.ndarray:
-        """‖W_l‖_σ / ‖W_l‖_F."""
-        return self.spectral / self.frobenius
+        """‖W_l‖_σ / ‖W_l‖_F (nan for a zero layer: such a network computes 0 and is never a candidate)."""
+        return np.divide(self.spectral, self.frobenius, out=np.full_like(self.spectral, np.nan),
+                         where=self.frobenius > 0)
 
     @property
     def average_ratio(self) -> float:
@@ -246,7 +248,8 @@ class LayerNorms:
 
     @property
     def balance_gap(self) -> float:
-        return float(self.frobenius.max() / self.frobenius.min() - 1)
+        smallest = self.frobenius.min()
+        return float(self.frobenius.max() / smallest - 1) if smallest > 0 else math.inf
 
     @property
     def squared_norm(self) -> float:
