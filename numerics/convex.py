@@ -22,6 +22,7 @@ solver error, no convergence; the message is the solver's).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -235,7 +236,9 @@ def _solve_numeric(problem: ConvexProblem, solver: str) -> _Numeric:
     constraint = A @ beta >= b if problem.constraint == "margin" else A @ beta == b
     cvx_problem = cp.Problem(cp.Minimize(objective), [constraint])
     try:
-        cvx_problem.solve(solver=solver, **_SOLVER_OPTIONS[solver])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "solution may be inaccurate": the status says so
+            cvx_problem.solve(solver=solver, **_SOLVER_OPTIONS[solver])
     except (cp.error.SolverError, ValueError, ArithmeticError) as error:
         return _Numeric(solver, "error", failure=f"{solver} error: {error}")
     if cvx_problem.status != cp.OPTIMAL or beta.value is None:
