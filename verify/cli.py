@@ -94,9 +94,9 @@ def summary_table(run: RunResults) -> Table:
 
 def _check_device(device: str | None) -> None:
     if device == "cuda":
-        import torch
+        from numerics.descent import default_device  # imported late: the engines are not needed for other commands
 
-        if not torch.cuda.is_available():
+        if default_device() != "cuda":
             raise UsageError("--device cuda: no CUDA device is available")
 
 

@@ -26,6 +26,7 @@ from numerics.flows import FlowStatus, GradientFlow, Trajectory
 from numerics.losses import MarginLoss, Objective, _is_object, _mp_map, margin_loss
 from numerics.metrics import top_singular_pair
 from numerics.networks import Network, fully_connected
+from numerics.trends import log_spaced
 from theorems.layer_alignment.conservation import gram_gap
 
 # -- data -------------------------------------------------------------------------------------------------
@@ -229,6 +230,7 @@ class PolynomialTailLoss(MarginLoss):
 
 
 POLYNOMIAL_TAIL = PolynomialTailLoss()
+LONG_TIMES = log_spaced(1e-2, 1e12, 57)  # the flow claims' checkpoints: four per decade up to t = 1e12
 
 
 def loss_at_zero(loss: str | MarginLoss) -> float:

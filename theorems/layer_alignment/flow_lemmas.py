@@ -16,6 +16,7 @@ from numerics.losses import Objective, margin_loss
 from numerics.symbolic import generic_loss, gradient_flow, is_identically_zero, lie_derivative, weight_matrices
 from numerics.trends import is_monotone, log_spaced
 from theorems.layer_alignment.common import (
+    LONG_TIMES,
     POLYNOMIAL_TAIL,
     Dataset,
     FlowRun,
@@ -39,7 +40,6 @@ from theorems.layer_alignment.common import (
 )
 from verify import Context, claim, line, plain
 
-LONG_TIMES = log_spaced(1e-2, 1e12, 57)
 SLACK = 1e-9  # float64 allowance for inequalities asserted at checkpoints, relative to the size of their terms
 
 

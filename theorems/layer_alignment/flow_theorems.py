@@ -16,6 +16,7 @@ from numerics.networks import fully_connected
 from numerics.symbolic import generic_loss, is_identically_zero
 from numerics.trends import fit_rate, is_monotone, log_spaced
 from theorems.layer_alignment.common import (
+    LONG_TIMES,
     POLYNOMIAL_TAIL,
     Dataset,
     FlowRun,
@@ -42,7 +43,6 @@ from theorems.layer_alignment.flow_assumptions import app_a_counter_initializati
 from theorems.layer_alignment.flow_lemmas import lemma2_slacks
 from verify import Context, claim, line, plain
 
-TIMES = log_spaced(1e-2, 1e12, 57)
 # "eventually monotone" can start late (‖Π_⊥W_1‖_F peaked near t = 1e25, a rank-one gap near 1e8, on random data
 # sets): Theorems 1 and 2's proxies watch t up to 1e60, which the log clock reaches for a few more checkpoints
 ASYMPTOTIC_TIMES = log_spaced(1e-2, 1e60, 125)
@@ -73,7 +73,12 @@ def initial_point(setting: Setting, objective: Objective, rng: np.random.Generat
     return theta
 
 
-def flow_for(ctx: Context, setting: Setting, index: int, times: np.ndarray = TIMES) -> FlowRun:
+def final_decades(t: np.ndarray) -> np.ndarray:
+    """Mask of the checkpoints in the last ``SETTLING_DECADES`` decades before t[-1] (where 'eventually' is asked)."""
+    return t >= t[-1] / 10.0 ** SETTLING_DECADES
+
+
+def flow_for(ctx: Context, setting: Setting, index: int, times: np.ndarray = LONG_TIMES) -> FlowRun:
     objective = risk(linear_network(setting.widths), setting.data, setting.loss)
     return run_flow(setting.label, objective, initial_point(setting, objective, ctx.rng(f"init-{index}")), times)
 
@@ -108,7 +113,7 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = lambda state: state.align
     adjacent = (1.0 - run.series(alignment) if len(run.initial_layers) > 1 else np.zeros((len(t), 1)))[positive_time]
     product = np.array([1.0 - s.product_alignment for s in run.states[positive_time]])
     after = after[positive_time]
-    tail = (t >= t[-1] / 10.0 ** SETTLING_DECADES)[positive_time]
+    tail = final_decades(t)[positive_time]
     _, slack_b = lemma2_slacks(run)
     return Theorem1Proxy(
         risk_to_zero=bool(np.all(np.diff(risks) < 0) and risks[-1] <= 1e-6 * risks[0]),
@@ -196,7 +201,7 @@ def check_thm1(ctx: Context) -> None:
                 "fitted exponent p of ‖W_L‖_F² ≈ c(ln t)^p on t ∈ [1e4, 1e12], divided by 2/L, lies in [0.5, 1.5] "
                 "for every exponential-tail run", {f"p_over_2_by_L {k}": v for k, v in rates.items()})
     counter, theta0 = app_a_counter_initialization(2, np.sqrt(0.5))
-    stuck = run_flow("App. A", counter, theta0, TIMES)
+    stuck = run_flow("App. A", counter, theta0, LONG_TIMES)
     ctx.control("Assumption 2 dropped (App. A init)", not theorem1_proxy(stuck).risk_to_zero,
                 "from w_1(0) = −w_2(0) (R(W(0)) > ℓ(0)) the same risk proxy fails: R stays ≥ 1",
                 {"final_risk": float(stuck.risks[-1])})
@@ -226,8 +231,7 @@ class Theorem2Proxy:
 def settles(t: np.ndarray, values: np.ndarray) -> bool:
     """Finite-time proxy of 'bounded and eventually nonincreasing': nonincreasing over the window's last
     ``SETTLING_DECADES`` decades, and ending below its maximum over the window."""
-    tail = t >= t[-1] / 10.0 ** SETTLING_DECADES
-    return bool(is_monotone(values[tail], "decreasing", MONOTONE_RTOL) and values[-1] < values.max())
+    return bool(is_monotone(values[final_decades(t)], "decreasing", MONOTONE_RTOL) and values[-1] < values.max())
 
 
 def theorem2_series(run: FlowRun, u_bar: np.ndarray) -> dict[str, np.ndarray]:
@@ -403,7 +407,7 @@ def check_proof_facts(ctx: Context) -> None:
     data = ds2()
     objective = risk(linear_network((2, 2, 2, 1)), data, "logistic")
     theta0 = misaligned_equal_norm_start(data, 2.5, ctx.rng("start"))
-    run = run_flow("equal norms, W_3W_2 = 0", objective, theta0, TIMES)
+    run = run_flow("equal norms, W_3W_2 = 0", objective, theta0, LONG_TIMES)
     printed_threshold, printed_worst = proof_constant_failures(run, lambda L: L)
     ctx.counterexample("along a gradient flow", "numeric",
                        printed_threshold >= 2.5 and printed_worst < 0,
@@ -440,10 +444,10 @@ def check_proof_facts_corrected(ctx: Context) -> None:
     for index, (data, loss) in enumerate([(ds2(), "logistic"), (ds3(), "exponential"), (ds3(), "logistic")]):
         objective = risk(linear_network((data.d, 3, 3, 1)), data, loss)
         runs.append((run_flow(f"{data.name} {loss}", objective,
-                              admissible_initialization(objective, ctx.rng(f"init-{index}"), 0.3), TIMES), data))
+                              admissible_initialization(objective, ctx.rng(f"init-{index}"), 0.3), LONG_TIMES), data))
     misaligned_objective = risk(linear_network((2, 2, 2, 1)), ds2(), "logistic")
     runs.append((run_flow("misaligned", misaligned_objective,
-                          misaligned_equal_norm_start(ds2(), 2.5, ctx.rng("start")), TIMES), ds2()))
+                          misaligned_equal_norm_start(ds2(), 2.5, ctx.rng("start")), LONG_TIMES), ds2()))
     p1_worst, p3_worst, p4_worst, thresholds = np.inf, 0.0, np.inf, []
     for run, data in runs:
         loss = run.objective.loss
