@@ -490,20 +490,16 @@ def _pattern_optimum(c: Construction, squared: Any) -> _Outcome:
                             "dual feasible for every activation pattern (max_c ‖Π_c(g_c(λ))‖ ≤ 1), so every feasible "
                             "θ' has ‖θ'‖² ≥ 2Σλ = ‖θ‖² (exact)", {"squared_norm": _figure(squared),
                                                                  "dual_bound": _figure(bound.value)})
-    result = global_optimum.global_optimum(c.model, X, y, bounds=False)  # refuting needs only a better point
     slack = 0 if c.exact else FLOAT_TOLERANCE * float(squared)
-    if not (E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack):
-        result = global_optimum.global_optimum(c.model, X, y)
+    result, bracket = _enumerate_patterns(lambda bounds: global_optimum.global_optimum(c.model, X, y, bounds=bounds),
+                                          squared, slack)
     figures = {"squared_norm": _figure(squared), "optimum_upper": _figure(result.upper),
                "optimum_value": result.value, "programs": result.programs}
     if result.lower is not None:
         figures["optimum_lower"] = _figure(result.lower)
     if result.optimum is not None:
         figures["optimum"] = _figure(result.optimum)
-    bracket = f"= {_show(result.optimum)}" if result.optimum is not None else (
-        f"in [{_show(result.lower)}, {_show(result.upper)}]" if result.lower is not None else
-        f"≤ {_show(result.upper)}")
-    if E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack:
+    if _beats(result.upper, squared, slack):
         figures["better_point"] = _rounded(B.to_float(result.point), 8)
         return _Outcome(Verdict.REFUTED, _rigorous(c), f"not a global minimum: the global optimum {bracket} < ‖θ‖² = "
                         f"{_show(squared)} ({result.message}; an exactly feasible point attains "
@@ -516,6 +512,24 @@ def _pattern_optimum(c: Construction, squared: Any) -> _Outcome:
                         f"optimum {bracket} up to the tolerance {FLOAT_TOLERANCE:g} ({result.message})", figures)
     return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"‖θ‖² = {float(squared):.12g}, global optimum "
                     f"{bracket} ({result.message})", figures)
+
+
+def _beats(upper: Any, squared: Any, slack: float) -> bool:
+    """An exactly feasible value ``upper`` below ``squared`` by more than ``slack`` (0 for exact input)."""
+    return E.sign(upper - squared) < 0 and float(squared) - float(upper) > slack
+
+
+def _enumerate_patterns(solve: Callable[[bool], global_optimum.GlobalOptimum], squared: Any, slack: float
+                        ) -> tuple[global_optimum.GlobalOptimum, str]:
+    """``solve(bounds)`` enumerates activation patterns: first without exact lower bounds (a better feasible point
+    refutes and needs none), then with them. The result, and its bracket of the optimum as text."""
+    result = solve(False)
+    if not _beats(result.upper, squared, slack):
+        result = solve(True)
+    bracket = f"= {_show(result.optimum)}" if result.optimum is not None else (
+        f"in [{_show(result.lower)}, {_show(result.upper)}]" if result.lower is not None else
+        f"≤ {_show(result.upper)}")
+    return result, bracket
 
 
 def _compare_numeric(squared: float, optimum: float, formula: str, solved: ConvexReference) -> _Outcome:
@@ -809,16 +823,12 @@ def _layer_patterns(c: Construction, local: _Outcome, u: np.ndarray) -> _Outcome
     theta, X, y = _exact_inputs(c)
     squared = E.dot(u, u)
     slack = 0 if c.exact else FLOAT_TOLERANCE * float(squared)
-    result = global_optimum.layer_global_optimum(c.model, theta, X, y, bounds=False)  # a better layer refutes
-    if not (E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack):
-        result = global_optimum.layer_global_optimum(c.model, theta, X, y)
+    result, bracket = _enumerate_patterns(
+        lambda bounds: global_optimum.layer_global_optimum(c.model, theta, X, y, bounds=bounds), squared, slack)
     figures = local.figures | {"layer_optimum_upper": _figure(result.upper), "layer_programs": result.programs}
     if result.lower is not None:
         figures["layer_optimum_lower"] = _figure(result.lower)
-    bracket = f"= {_show(result.optimum)}" if result.optimum is not None else (
-        f"in [{_show(result.lower)}, {_show(result.upper)}]" if result.lower is not None else
-        f"≤ {_show(result.upper)}")
-    if E.sign(result.upper - squared) < 0 and float(squared) - float(result.upper) > slack:
+    if _beats(result.upper, squared, slack):
         figures["better_layer"] = _rounded(B.to_float(result.point), 8)
         return _Outcome(Verdict.REFUTED, _rigorous(c), f"layer 1 is {local.verdict.value} as a local minimum but not "
                         f"global: its problem's optimum {bracket} < ‖u‖² = {_show(squared)} ({result.message})",
