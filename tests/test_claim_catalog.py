@@ -1,12 +1,13 @@
 """The registered catalog: complete against the specs' ids, consistently linked, and renderable."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from reports.render import check_markup
-from verify.claim import Verdict
+from verify.claim import DEFAULT_CONCLUSION, ERRATA_NATURES, Verdict
 from verify.registry import all_claims
 
 SPEC_IDS = json.loads((Path(__file__).parent / "fixtures" / "spec_ids.json").read_text())
@@ -43,3 +44,27 @@ def test_statements_hypotheses_and_notes_are_valid_typst():
     errors = check_markup(list(texts))
     bad = sorted(f"{texts[t]}: {e}" for t, e in errors.items() if e)
     assert not bad, "\n".join(bad)
+
+
+def test_every_claim_declares_its_conclusions():
+    unnamed = [c.id for c in CLAIMS.values() if list(c.conclusions) == [DEFAULT_CONCLUSION]]
+    assert not unnamed, f"claims that name no conclusion (the default '{DEFAULT_CONCLUSION}'): {unnamed}"
+
+
+def test_refuted_claims_say_the_nature_of_the_erratum():
+    for c in CLAIMS.values():
+        if c.expected in (Verdict.REFUTED, Verdict.CONTRADICTED):
+            assert c.erratum in ERRATA_NATURES, f"{c.id}: say whether the erratum is substantive or literal"
+            assert c.corrected_by, f"{c.id}: a claim refuted as printed has its corrected variant next to it"
+
+
+USER_FACING_SOURCES = re.compile(r"\bspec\b|\bthe dump\b|\bdump's\b", re.IGNORECASE)
+
+
+def test_nothing_the_user_sees_cites_working_material():
+    """References, titles, statements, hypotheses, notes and profile texts cite the paper, never our notes."""
+    offending = []
+    for c in CLAIMS.values():
+        texts = [c.ref, c.title, c.statement, *c.hypotheses, *c.notes, *c.profiles.values(), *c.conclusions]
+        offending += [f"{c.id}: {t[:80]}" for t in texts if USER_FACING_SOURCES.search(t)]
+    assert not offending, "\n".join(offending)

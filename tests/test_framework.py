@@ -8,6 +8,7 @@ from verify import cli
 from verify.claim import (
     ClaimDefinitionError,
     Context,
+    Criterion,
     Evidence,
     EvidenceKind,
     Profile,
@@ -21,42 +22,139 @@ from verify.runner import run_claims
 from verify.store import ResultStore
 
 
-def _item(role, passed, kind=None):
+def _item(role, passed, kind=None, undecided=False):
     kind = kind or {Role.PROOF: EvidenceKind.EXACT, Role.CONTROL: EvidenceKind.NEGATIVE_CONTROL}.get(
         role, EvidenceKind.NUMERIC)
-    return Evidence("e", kind, role, passed, "")
+    return Evidence("e", kind, role, passed, "", conclusion="c", undecided=undecided)
 
 
 CONTROL_OK = _item(Role.CONTROL, True)
+PROOF = _item(Role.PROOF, True)
+NUMERIC = _item(Role.SUPPORT, True)
+EXACT_CEX = _item(Role.COUNTEREXAMPLE, True, EvidenceKind.EXACT)
+NUMERIC_CEX = _item(Role.COUNTEREXAMPLE, True, EvidenceKind.NUMERIC)
 
 
 @pytest.mark.parametrize("items,cited,verdict", [
-    ([_item(Role.PROOF, True), _item(Role.SUPPORT, True), CONTROL_OK], False, Verdict.CERTIFIED),
-    ([_item(Role.SUPPORT, True), CONTROL_OK], False, Verdict.CONFIRMED),
-    ([_item(Role.SUPPORT, True), CONTROL_OK], True, Verdict.ASSUMED),
-    ([_item(Role.PROOF, True), _item(Role.SUPPORT, False), CONTROL_OK], False, Verdict.INCONCLUSIVE),
-    ([_item(Role.COUNTEREXAMPLE, True), CONTROL_OK], False, Verdict.REFUTED),
+    ([PROOF, CONTROL_OK], False, Verdict.CERTIFIED),
+    ([PROOF, _item(Role.SUPPORT, True, EvidenceKind.INTERVAL), CONTROL_OK], False, Verdict.CERTIFIED),
+    ([PROOF, NUMERIC, CONTROL_OK], False, Verdict.CONFIRMED),  # a trivial proof beside numeric support
+    ([_item(Role.PROOF, True, EvidenceKind.SYMBOLIC), _item(Role.SUPPORT, True, EvidenceKind.TREND), CONTROL_OK],
+     False, Verdict.CONFIRMED),
+    ([NUMERIC, CONTROL_OK], False, Verdict.CONFIRMED),
+    ([_item(Role.SUPPORT, True, EvidenceKind.EXACT), CONTROL_OK], False, Verdict.CONFIRMED),  # not offered as proof
+    ([NUMERIC, CONTROL_OK], True, Verdict.ASSUMED),
+    ([PROOF, _item(Role.SUPPORT, False), CONTROL_OK], False, Verdict.INCONCLUSIVE),
+    ([EXACT_CEX, CONTROL_OK], False, Verdict.REFUTED),
+    ([_item(Role.COUNTEREXAMPLE, True, EvidenceKind.INTERVAL), CONTROL_OK], False, Verdict.REFUTED),
+    ([NUMERIC_CEX, CONTROL_OK], False, Verdict.CONTRADICTED),  # numerical evidence against: the weaker verdict
+    ([EXACT_CEX, _item(Role.COUNTEREXAMPLE, False), CONTROL_OK], False, Verdict.INCONCLUSIVE),  # attempt shown
     ([_item(Role.COUNTEREXAMPLE, False), CONTROL_OK], False, Verdict.INCONCLUSIVE),  # a failed search proves nothing
-    ([_item(Role.COUNTEREXAMPLE, False), _item(Role.SUPPORT, True), CONTROL_OK], False, Verdict.CONFIRMED),
-    ([_item(Role.PROOF, True)], False, Verdict.TOOTHLESS),  # no control at all
-    ([_item(Role.PROOF, True), _item(Role.CONTROL, False)], False, Verdict.TOOTHLESS),
-    ([_item(Role.COUNTEREXAMPLE, True), _item(Role.CONTROL, False)], False, Verdict.TOOTHLESS),
+    ([_item(Role.COUNTEREXAMPLE, False), NUMERIC, CONTROL_OK], False, Verdict.INCONCLUSIVE),
+    ([PROOF, EXACT_CEX, CONTROL_OK], False, Verdict.ERROR),  # proof and counterexample of one conclusion
+    ([PROOF, NUMERIC_CEX, CONTROL_OK], False, Verdict.ERROR),
+    ([PROOF], False, Verdict.TOOTHLESS),  # no control at all
+    ([PROOF, _item(Role.CONTROL, False)], False, Verdict.TOOTHLESS),
+    ([PROOF, _item(Role.CONTROL, False, undecided=True)], False, Verdict.TOOTHLESS),
+    ([EXACT_CEX, _item(Role.CONTROL, False)], False, Verdict.TOOTHLESS),
     ([CONTROL_OK], False, Verdict.INCONCLUSIVE),
     ([], False, Verdict.INCONCLUSIVE),
-    ([_item(Role.PROOF, True), CONTROL_OK, _item(Role.ERROR, False)], False, Verdict.INCONCLUSIVE),
+    ([PROOF, CONTROL_OK, _item(Role.ERROR, False)], False, Verdict.INCONCLUSIVE),
 ])
-def test_verdict_rules(items, cited, verdict):
-    assert decide(items, cited=cited) is verdict
+def test_verdict_rules_per_conclusion(items, cited, verdict):
+    judgement = decide(items, cited=cited, conclusions={"c": Verdict.CERTIFIED})
+    assert judgement.conclusions[0].verdict is verdict
+    assert judgement.verdict is verdict
+    assert judgement.conclusions[0].evidence == tuple(range(len(items)))
 
 
-def test_context_rejects_inconsistent_evidence():
+def test_claim_verdict_is_the_weakest_conclusion_and_failures_are_never_hidden():
+    def at(item, name):
+        return Evidence(**{**item.__dict__, "conclusion": name})
+
+    expected = {"a": Verdict.CERTIFIED, "b": Verdict.CONFIRMED}
+    both = [at(PROOF, "a"), at(CONTROL_OK, "a"), at(NUMERIC, "b"), at(CONTROL_OK, "b")]
+    judgement = decide(both, cited=False, conclusions=expected)
+    assert judgement.verdict is Verdict.CONFIRMED
+    assert [(c.name, c.verdict, c.rigorous) for c in judgement.conclusions] == [
+        ("a", Verdict.CERTIFIED, True), ("b", Verdict.CONFIRMED, False)]
+    refuted = decide([at(EXACT_CEX, "a"), at(CONTROL_OK, "a"), *both[2:]], cited=False, conclusions=expected)
+    assert refuted.verdict is Verdict.REFUTED
+    failing = decide([at(EXACT_CEX, "a"), at(CONTROL_OK, "a"), at(_item(Role.SUPPORT, False), "b"),
+                      at(CONTROL_OK, "b")], cited=False, conclusions=expected)
+    assert failing.verdict is Verdict.INCONCLUSIVE  # a failing conclusion is not hidden under "refuted"
+    stopped = decide([at(PROOF, "a"), at(CONTROL_OK, "a"), Evidence("check raised", EvidenceKind.NUMERIC,
+                                                                     Role.ERROR, False, "boom")],
+                     cited=False, conclusions=expected)
+    assert [c.verdict for c in stopped.conclusions] == [Verdict.INCONCLUSIVE] * 2
+    missing = decide(both[:2], cited=False, conclusions=expected)
+    assert missing.conclusions[1].verdict is Verdict.INCONCLUSIVE
+    assert missing.conclusions[1].reason == "no evidence for or against it"
+
+
+LESS = Criterion("value ≤ bound", lambda value, bound: value <= bound)
+
+
+def test_control_is_the_same_criterion_on_perturbed_arguments():
+    ctx = Context("rank.x", Profile.QUICK, 1, conclusions=("bound", "other"))
+    assert ctx.prove("value below bound", "exact", LESS(1, 2), "1 ≤ 2", conclusion="bound")
+    assert ctx.control("bound halved", LESS(1, 0.5), "wrong constant")
+    control = ctx.evidence[-1]
+    assert control.role is Role.CONTROL and control.passed and control.conclusion == "bound"
+    assert control.criterion == "value ≤ bound" and control.perturbs == 0
+    assert control.change == "bound: 2 → 0.5 (wrong constant)"
+    assert ctx.evidence[0].arguments == {"value": "1", "bound": "2"}
+    assert not ctx.control("control that holds", LESS(1, 3))  # not rejected: the control fails
+
+
+def test_controls_not_built_from_the_criterion_are_refused():
     ctx = Context("rank.x", Profile.QUICK, 1)
-    with pytest.raises(ClaimDefinitionError, match="symbolic, exact or interval"):
-        ctx.prove("numeric proof", "numeric", True, "")
-    with pytest.raises(ClaimDefinitionError, match="one line"):
-        ctx.support("two lines", "numeric", True, "a\nb")
-    with pytest.raises(ClaimDefinitionError, match="negative_control"):
-        ctx.support("control in disguise", "negative_control", True, "")
+    ctx.prove("value below bound", "exact", LESS(1, 2))
+    with pytest.raises(ClaimDefinitionError, match="rank.x.*not a call of a criterion"):
+        ctx.control("free boolean", True, "trust me")
+    other = Criterion("value ≥ bound", lambda value, bound: value >= bound)
+    with pytest.raises(ClaimDefinitionError, match="rank.x.*decided no evidence item"):
+        ctx.control("another criterion", other(0, 1))
+    with pytest.raises(ClaimDefinitionError, match="rank.x.*nothing is perturbed"):
+        ctx.control("same arguments", LESS(1, 2))
+
+
+def test_a_criterion_that_raises_or_cannot_decide_neither_passes_nor_rejects():
+    def ratio_below(numerator, denominator, bound):
+        return numerator / denominator <= bound
+
+    ratio = Criterion("ratio ≤ bound", ratio_below)
+    undecided = Criterion("sign known", lambda x: None if x == 0 else x > 0)
+    ctx = Context("rank.x", Profile.QUICK, 1)
+    assert not ctx.prove("raises", "exact", ratio(1, 0, 1))
+    assert ctx.evidence[-1].undecided and "ZeroDivisionError" in ctx.evidence[-1].detail
+    ctx.prove("decides", "exact", ratio(1, 2, 1))
+    assert not ctx.control("raises instead of rejecting", ratio(1, 0, 0.1))
+    assert "could not decide" in ctx.evidence[-1].detail and ctx.evidence[-1].undecided
+    ctx.support("sign", "numeric", undecided(1))
+    assert not ctx.control("undecided", undecided(0))
+    judgement = decide(ctx.evidence, cited=False, conclusions={"statement": Verdict.CERTIFIED})
+    assert judgement.verdict is Verdict.TOOTHLESS  # an undecided control is no rejection
+    assert judgement.conclusions[0].reason.endswith("could not decide")
+
+
+def test_evidence_must_name_a_declared_conclusion():
+    ctx = Context("rank.x", Profile.QUICK, 1, conclusions=("a", "b"))
+    with pytest.raises(ClaimDefinitionError, match="must name its conclusion"):
+        ctx.prove("p", "exact", True, "")
+    with pytest.raises(ClaimDefinitionError, match="undeclared conclusion 'c'"):
+        ctx.prove("p", "exact", True, "", conclusion="c")
+
+
+def test_criterion_arguments_are_shown_briefly_and_told_apart_exactly():
+    import numpy as np
+    import sympy
+
+    shown = Criterion("any", lambda a, b, c, d: True)(np.arange(3.0), np.zeros(100), sympy.sqrt(2), 0.1 + 0.2)
+    assert shown.arguments == {"a": "[0., 1., 2.]", "b": shown.arguments["b"], "c": "sqrt(2)", "d": "0.3"}
+    assert shown.arguments["b"].startswith("array(100,) #")
+    close = Criterion("any", lambda a, b, c, d: True)(np.arange(3.0), np.zeros(100), sympy.sqrt(2), 0.3)
+    assert close.differences(shown) == ["d: 0.3 → 0.3"]  # shown alike, told apart by the exact value
 
 
 def test_context_figures_are_json_scalars_and_rng_is_deterministic():
@@ -81,6 +179,16 @@ def test_registration_rules(toy_registry):
         claim(id="rank.cited", kind="lemma", expected="assumed", **common)(lambda ctx: None)
     with pytest.raises(ClaimDefinitionError, match="kind"):
         claim(id="rank.k", kind="musing", expected="certified", **common)(lambda ctx: None)
+    with pytest.raises(ClaimDefinitionError, match="weakest"):
+        claim(id="rank.w", kind="lemma", expected="certified", conclusions={"a": "certified", "b": "confirmed"},
+              **common)(lambda ctx: None)
+    with pytest.raises(ClaimDefinitionError, match="cannot expect 'toothless'"):
+        claim(id="rank.t", kind="lemma", conclusions={"a": "toothless"}, **common)(lambda ctx: None)
+    with pytest.raises(ClaimDefinitionError, match="erratum"):
+        claim(id="rank.e", kind="lemma", conclusions={"a": "refuted"}, erratum="minor", **common)(lambda ctx: None)
+    with pytest.raises(ClaimDefinitionError, match="only a claim refuted"):
+        claim(id="rank.f", kind="lemma", conclusions={"a": "certified"}, erratum="literal",
+              **common)(lambda ctx: None)
 
 
 def test_runner_verdicts_and_store(toy_registry, tmp_path):
@@ -124,7 +232,8 @@ def test_cli_list_json(toy_registry, capsys):
     assert cli.main(["list", "--json", "--paper", "rank"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed == [{"id": "rank.toy.certified", "paper": "rank", "ref": "Lemma 0", "kind": "lemma",
-                       "title": "x² ≥ 0", "expected": "certified"}]
+                       "title": "x² ≥ 0", "expected": "certified",
+                       "conclusions": [{"name": "x² ≥ 0 (x = −2, …, 2)", "expected": "certified"}]}]
 
 
 def test_cli_run_json_and_exit_codes(toy_registry, tmp_path, capsys):
@@ -135,8 +244,12 @@ def test_cli_run_json_and_exit_codes(toy_registry, tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["provenance"]["seed"] == 9
     first = data["results"][0]
-    assert set(first) >= {"id", "verdict", "expected", "seconds", "evidence"}
-    assert set(first["evidence"][0]) >= {"name", "kind", "passed", "detail", "figures"}
+    assert set(first) >= {"id", "verdict", "expected", "seconds", "evidence", "conclusions"}
+    assert set(first["evidence"][0]) >= {"name", "kind", "passed", "detail", "figures", "conclusion", "criterion"}
+    assert first["conclusions"] == [{"name": "x² ≥ 0 (x = −2, …, 2)", "verdict": "certified",
+                                     "expected": "certified", "rigorous": True, "evidence": [0, 1],
+                                     "reason": "every item rigorous, all pass"}]
+    assert first["evidence"][1]["change"] == "sign: 1 → -1 (−x² ≥ 0 fails at x = 1)"
     assert cli.main(["--store", str(tmp_path / "store"), "run", "align.toy.toothless"]) == 1
     capsys.readouterr()
     assert cli.main(["--store", str(tmp_path / "store"), "show", "rank.toy.certified", "--json"]) == 0

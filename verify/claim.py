@@ -1,18 +1,25 @@
-"""The claim model: what a claim is, what evidence it produces, and how a verdict follows from evidence.
+"""The claim model: what a claim is, what evidence it produces, and how verdicts follow from evidence.
 
-A claim's check receives a :class:`Context` and records evidence through it:
+A claim declares its **conclusions** (the parts of its statement, each with the verdict it expects). Its check
+receives a :class:`Context` and records evidence through it, each item naming the conclusion it bears on:
 
-* ``ctx.prove``        a symbolic / exact / interval argument that establishes the statement (decisive);
-* ``ctx.support``      numeric, convex or trend evidence for the statement;
-* ``ctx.counterexample`` a counterexample to the statement *as printed* (makes the verdict ``refuted``);
-* ``ctx.control``      a negative control: a perturbed statement that the same check must reject.
+* ``ctx.prove``          a symbolic / exact / interval argument for a conclusion;
+* ``ctx.support``        numeric, convex or trend evidence for a conclusion (or exact evidence not offered as proof);
+* ``ctx.counterexample`` a counterexample to a conclusion *as printed*;
+* ``ctx.control``        a negative control: the *same* :class:`Criterion` that decided an evidence item, called
+                         on perturbed arguments (a wrong constant, a dropped hypothesis, a shifted point); it counts
+                         only when the criterion then answers "does not hold" (not when it raised or could not
+                         decide).
 
-The verdict is never set by the claim itself; :func:`decide` derives it from the evidence.
+Evidence is best decided by a criterion (``ctx.prove(name, kind, criterion(args...), detail)``): only such items
+can be controlled. The verdicts are never set by the claim itself: :func:`decide` derives one per conclusion, and
+the claim's verdict is the weakest of them (:data:`VERDICT_ORDER`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -24,12 +31,24 @@ import numpy as np
 
 
 class Verdict(str, Enum):
-    CERTIFIED = "certified"
-    CONFIRMED = "confirmed"
-    REFUTED = "refuted"
-    INCONCLUSIVE = "inconclusive"
-    ASSUMED = "assumed"
-    TOOTHLESS = "toothless"  # runner outcome: a negative control was not rejected (always a failure)
+    CERTIFIED = "certified"  # every item rigorous (symbolic, exact, interval), a proof among them, all pass
+    CONFIRMED = "confirmed"  # every item passes, some numeric, convex or trend evidence among them
+    REFUTED = "refuted"  # a rigorous counterexample to the statement as printed
+    CONTRADICTED = "contradicted"  # numerical evidence against the statement, no rigorous counterexample
+    INCONCLUSIVE = "inconclusive"  # evidence missing, failing or undecided
+    ASSUMED = "assumed"  # a result the paper cites, shown with supporting evidence only
+    TOOTHLESS = "toothless"  # runner outcome: a negative control missing or not rejected (always a failure)
+    ERROR = "error"  # a defect of the claim: a passing proof and a passing counterexample of one conclusion
+
+
+# The claim's verdict is the first of these that one of its conclusions has: defects and failures are never
+# hidden under a verdict that sounds better, and a refuted conclusion refutes the claim.
+VERDICT_ORDER: tuple[Verdict, ...] = (
+    Verdict.ERROR, Verdict.TOOTHLESS, Verdict.INCONCLUSIVE, Verdict.REFUTED, Verdict.CONTRADICTED,
+    Verdict.ASSUMED, Verdict.CONFIRMED, Verdict.CERTIFIED,
+)
+RIGOROUS_VERDICTS = frozenset({Verdict.CERTIFIED, Verdict.REFUTED})
+ERRATA_NATURES = ("substantive", "literal")  # the intended statement fails / only a degenerate reading fails
 
 
 class EvidenceKind(str, Enum):
@@ -171,12 +190,26 @@ class Evidence:
     detail: str
     figures: dict[str, Figure] = field(default_factory=dict)
     plot: Plot | None = None
+    conclusion: str = ""  # the conclusion it bears on ("" only for an error that stopped the whole check)
+    criterion: str = ""  # the criterion that decided it, if any
+    arguments: dict[str, str] = field(default_factory=dict)  # the criterion's arguments, as shown
+    perturbs: int | None = None  # a control: index of the evidence item whose criterion call it perturbs
+    change: str = ""  # a control: the perturbation in words ("bound: 2 → 1")
+    undecided: bool = False  # the criterion raised or could not decide (never a pass, never a rejection)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "name": self.name, "kind": self.kind.value, "role": self.role.value, "passed": self.passed,
-            "detail": self.detail, "figures": dict(self.figures),
+            "detail": self.detail, "figures": dict(self.figures), "conclusion": self.conclusion,
         }
+        if self.criterion:
+            data["criterion"] = self.criterion
+            data["arguments"] = dict(self.arguments)
+        if self.perturbs is not None:
+            data["perturbs"] = self.perturbs
+            data["change"] = self.change
+        if self.undecided:
+            data["undecided"] = True
         if self.plot is not None:
             data["plot"] = self.plot.to_json()
         return data
@@ -187,6 +220,9 @@ class Evidence:
             name=data["name"], kind=EvidenceKind(data["kind"]), role=Role(data.get("role", "support")),
             passed=bool(data["passed"]), detail=data.get("detail", ""), figures=dict(data.get("figures", {})),
             plot=Plot.from_json(data["plot"]) if data.get("plot") else None,
+            conclusion=data.get("conclusion", ""), criterion=data.get("criterion", ""),
+            arguments=dict(data.get("arguments", {})), perturbs=data.get("perturbs"),
+            change=data.get("change", ""), undecided=bool(data.get("undecided", False)),
         )
 
 
@@ -194,22 +230,167 @@ class ClaimDefinitionError(ValueError):
     """A claim was declared or recorded inconsistently (a bug in the claim, not a verdict)."""
 
 
+# -- criteria ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Decision:
+    """What a criterion answers: ``holds`` True / False, or None when it cannot decide; detail and figures."""
+
+    holds: bool | None
+    detail: str = ""
+    figures: Mapping[str, Any] = field(default_factory=dict)
+
+
+_ARRAY_SHOWN = 12  # arrays with at most this many entries are shown in full, larger ones by shape and digest
+_SHOWN_CHARACTERS = 80
+
+
+def _argument_text(value: Any) -> tuple[str, str]:
+    """(what the report shows, a fingerprint that tells different values apart) of one criterion argument."""
+    if isinstance(value, np.ndarray):
+        flat = value.ravel()
+        if value.dtype == object:
+            full = repr([str(v) for v in flat]) + str(value.shape)
+        else:
+            full = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest() + str(value.shape) + str(
+                value.dtype)
+        if flat.size <= _ARRAY_SHOWN:
+            shown = np.array2string(value, precision=6, separator=", ") if value.dtype != object else str(
+                [str(v) for v in flat])
+        else:
+            shown = f"array{value.shape} #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
+        return " ".join(shown.split()), full
+    if callable(value) and not isinstance(value, Criterion):
+        name = getattr(value, "__qualname__", type(value).__name__)
+        code = getattr(value, "__code__", None)
+        full = f"{name}@{code.co_filename}:{code.co_firstlineno}" if code is not None else name
+        return name, full
+    if isinstance(value, float):
+        full = repr(value)
+        return f"{value:.8g}", full
+    full = repr(value) if not hasattr(value, "free_symbols") else str(value)  # sympy: str is stable and exact
+    full = re.sub(r" at 0x[0-9a-f]+", "", full)  # default reprs carry addresses: not part of the value
+    shown = " ".join(full.split())
+    if len(shown) > _SHOWN_CHARACTERS:
+        shown = shown[: _SHOWN_CHARACTERS - 1] + "…"
+    return shown, full
+
+
+class Criterion:
+    """A named test of a statement's ingredients (a constant, a point, a hypothesis, the data).
+
+    The same criterion decides an evidence item and its negative controls: calling it returns an
+    :class:`Application` that records the arguments and the answer. The function returns a bool, a
+    ``(holds, detail)`` or ``(holds, detail, figures)`` tuple, or a :class:`Decision`; ``holds=None`` means it
+    could not decide, and an exception is recorded the same way (never as "does not hold").
+    """
+
+    def __init__(self, name: str, function: Callable[..., Any]) -> None:
+        if not name or "\n" in name:
+            raise ClaimDefinitionError(f"criterion name must be one non-empty line, got {name!r}")
+        self.name = name
+        self.function = function
+        self._signature = inspect.signature(function)
+        # lambdas built in a loop share their code: one criterion, whatever the loop iteration
+        self.key = (name, getattr(function, "__code__", None) or id(function))
+
+    def __repr__(self) -> str:
+        return f"Criterion({self.name!r})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Application:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ClaimDefinitionError(f"criterion '{self.name}': {exc}") from None
+        bound.apply_defaults()
+        arguments = {}
+        fingerprint = {}
+        for key, value in bound.arguments.items():
+            if self._signature.parameters[key].kind is inspect.Parameter.VAR_KEYWORD:
+                items = dict(value).items()
+            elif self._signature.parameters[key].kind is inspect.Parameter.VAR_POSITIONAL:
+                items = ((f"{key}[{i}]", v) for i, v in enumerate(value))
+            else:
+                items = ((key, value),)
+            for name, item in items:
+                arguments[name], fingerprint[name] = _argument_text(item)
+        try:
+            decision = _as_decision(self.function(*bound.args, **bound.kwargs))
+        except Exception as exc:  # noqa: BLE001 - a criterion that raises has not decided
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            decision = Decision(None, f"could not decide: {type(exc).__name__}: {first}")
+        return Application(self, arguments, fingerprint, decision)
+
+
+def criterion(name: str) -> Callable[[Callable[..., Any]], Criterion]:
+    """Decorator form of :class:`Criterion`: ``@criterion("ratio ≥ M")`` over a function of the ingredients."""
+
+    def wrap(function: Callable[..., Any]) -> Criterion:
+        return Criterion(name, function)
+
+    return wrap
+
+
+def _as_decision(value: Any) -> Decision:
+    if isinstance(value, Decision):
+        return value
+    if isinstance(value, tuple) and 1 <= len(value) <= 3:
+        holds = value[0]
+        detail = str(value[1]) if len(value) > 1 else ""
+        figures = dict(value[2]) if len(value) > 2 else {}
+        return Decision(None if holds is None else bool(holds), detail, figures)
+    if value is None:
+        return Decision(None, "could not decide")
+    return Decision(bool(value))
+
+
+@dataclass(frozen=True)
+class Application:
+    """One call of a criterion: its arguments (as shown and as fingerprints) and its decision."""
+
+    criterion: Criterion
+    arguments: dict[str, str]
+    fingerprint: dict[str, str]
+    decision: Decision
+
+    @property
+    def holds(self) -> bool | None:
+        return self.decision.holds
+
+    def __bool__(self) -> bool:
+        return self.decision.holds is True
+
+    def differences(self, other: Application) -> list[str]:
+        """The arguments that differ from ``other``'s, as "name: old → new"."""
+        names = list(dict.fromkeys([*other.fingerprint, *self.fingerprint]))
+        return [f"{n}: {other.arguments.get(n, '—')} → {self.arguments.get(n, '—')}" for n in names
+                if self.fingerprint.get(n) != other.fingerprint.get(n)]
+
+
+# -- recording --------------------------------------------------------------------------------------------------
+
+DEFAULT_CONCLUSION = "statement"  # the conclusion of a claim that declares none (one conclusion: the statement)
+
+
 class Context:
     """What a check sees: profile, seed, deterministic random streams, and the evidence recorder.
 
     Where the check's sweeps (:mod:`numerics.sweeps`) run: ``scheduler``, the address of a Dask distributed
     scheduler, or None for local processes; ``device``, ``"cpu"`` or ``"cuda"`` for the batched engines, or None for
-    CUDA when available.
+    CUDA when available. ``conclusions`` are the claim's conclusions: an item may leave out ``conclusion=`` only
+    when there is one.
     """
 
     def __init__(self, claim_id: str, profile: Profile, seed: int, scheduler: str | None = None,
-                 device: str | None = None) -> None:
+                 device: str | None = None, conclusions: Sequence[str] = (DEFAULT_CONCLUSION,)) -> None:
         self.claim_id = claim_id
         self.profile = profile
         self.seed = seed
         self.scheduler = scheduler
         self.device = device
+        self.conclusions = tuple(conclusions)
         self.evidence: list[Evidence] = []
+        self._applications: list[tuple[int, Application]] = []  # (evidence index, criterion call)
 
     # -- sizes and randomness -------------------------------------------------------------------
     def pick(self, quick: Any, full: Any = None, paper: Any = None) -> Any:
@@ -224,74 +405,237 @@ class Context:
         return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
     # -- evidence ------------------------------------------------------------------------------
-    def _record(self, name: str, kind: EvidenceKind | str, role: Role, passed: bool, detail: str,
-                figures: Mapping[str, Any] | None, plot: Plot | None) -> bool:
+    def _conclusion(self, conclusion: str | None, name: str) -> str:
+        if conclusion is None:
+            if len(self.conclusions) != 1:
+                raise ClaimDefinitionError(f"claim {self.claim_id}: evidence '{name}' must name its conclusion "
+                                           f"(one of {', '.join(self.conclusions)})")
+            return self.conclusions[0]
+        if conclusion not in self.conclusions:
+            raise ClaimDefinitionError(f"claim {self.claim_id}: evidence '{name}' names an undeclared conclusion "
+                                       f"'{conclusion}' (declared: {', '.join(self.conclusions)})")
+        return conclusion
+
+    def _record(self, name: str, kind: EvidenceKind | str, role: Role, outcome: bool | Application, detail: str,
+                figures: Mapping[str, Any] | None, plot: Plot | None, conclusion: str | None) -> bool:
         kind = EvidenceKind(kind)
-        if "\n" in detail:
-            raise ClaimDefinitionError(f"{self.claim_id}: evidence '{name}' detail must be one line")
         if role is Role.PROOF and kind not in RIGOROUS_KINDS:
-            raise ClaimDefinitionError(f"{self.claim_id}: proof '{name}' must be symbolic, exact or interval")
-        if (role is Role.CONTROL) != (kind is EvidenceKind.NEGATIVE_CONTROL):
-            raise ClaimDefinitionError(f"{self.claim_id}: controls and only controls have kind negative_control")
-        clean = {str(k): _clean_figure(v) for k, v in (figures or {}).items()}
-        self.evidence.append(Evidence(name, kind, role, bool(passed), detail, clean, plot))
-        return bool(passed)
+            raise ClaimDefinitionError(f"claim {self.claim_id}: proof '{name}' must be symbolic, exact or interval")
+        if kind is EvidenceKind.NEGATIVE_CONTROL:
+            raise ClaimDefinitionError(f"claim {self.claim_id}: controls and only controls have kind negative_control")
+        conclusion = self._conclusion(conclusion, name)
+        application = outcome if isinstance(outcome, Application) else None
+        merged = dict(application.decision.figures) if application is not None else {}
+        merged.update(figures or {})
+        if application is not None:
+            passed = application.holds is True
+            detail = "; ".join(part for part in (detail, application.decision.detail) if part)
+        else:
+            passed = bool(outcome)
+        item = self._item(name, kind, role, passed, detail, merged, plot, conclusion, application)
+        if application is not None:
+            self._applications.append((len(self.evidence) - 1, application))
+        return item.passed
 
-    def prove(self, name: str, kind: EvidenceKind | str, passed: bool, detail: str,
-              figures: Mapping[str, Any] | None = None, plot: Plot | None = None) -> bool:
-        """Decisive rigorous evidence: when it passes, it establishes the (finite) statement."""
-        return self._record(name, kind, Role.PROOF, passed, detail, figures, plot)
+    def _item(self, name: str, kind: EvidenceKind, role: Role, passed: bool, detail: str,
+              figures: Mapping[str, Any], plot: Plot | None, conclusion: str, application: Application | None,
+              perturbs: int | None = None, change: str = "") -> Evidence:
+        if "\n" in detail:
+            raise ClaimDefinitionError(f"claim {self.claim_id}: evidence '{name}' detail must be one line")
+        clean = {str(k): _clean_figure(v) for k, v in figures.items()}
+        item = Evidence(name, kind, role, bool(passed), detail, clean, plot, conclusion,
+                        application.criterion.name if application is not None else "",
+                        dict(application.arguments) if application is not None else {}, perturbs, change,
+                        bool(application is not None and application.holds is None))
+        self.evidence.append(item)
+        return item
 
-    def support(self, name: str, kind: EvidenceKind | str, passed: bool, detail: str,
+    def prove(self, name: str, kind: EvidenceKind | str, passed: bool | Application, detail: str = "",
+              figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
+              conclusion: str | None = None) -> bool:
+        """Rigorous evidence for a conclusion (symbolic, exact or interval); best decided by a criterion."""
+        return self._record(name, kind, Role.PROOF, passed, detail, figures, plot, conclusion)
+
+    def support(self, name: str, kind: EvidenceKind | str, passed: bool | Application, detail: str = "",
+                figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
+                conclusion: str | None = None) -> bool:
+        """Evidence for a conclusion that does not prove it (numbers meeting a stated tolerance)."""
+        return self._record(name, kind, Role.SUPPORT, passed, detail, figures, plot, conclusion)
+
+    def counterexample(self, name: str, kind: EvidenceKind | str, found: bool | Application, detail: str = "",
+                       figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
+                       conclusion: str | None = None) -> bool:
+        """A counterexample to a conclusion as printed; ``found`` means certified (rigorous kinds) or reproduced.
+
+        An attempt that does not reproduce is a failing item: it is shown and keeps its conclusion inconclusive.
+        """
+        return self._record(name, kind, Role.COUNTEREXAMPLE, found, detail, figures, plot, conclusion)
+
+    def control(self, name: str, perturbed: Application, change: str = "", detail: str = "",
                 figures: Mapping[str, Any] | None = None, plot: Plot | None = None) -> bool:
-        """Evidence for the statement that does not prove it (numbers meeting a stated tolerance)."""
-        return self._record(name, kind, Role.SUPPORT, passed, detail, figures, plot)
+        """A negative control: ``perturbed`` is a call of a criterion that decided an evidence item of this claim,
+        on perturbed arguments; it is rejected only when the criterion answers "does not hold".
 
-    def counterexample(self, name: str, kind: EvidenceKind | str, found: bool, detail: str,
-                       figures: Mapping[str, Any] | None = None, plot: Plot | None = None) -> bool:
-        """A counterexample to the statement as printed; ``found`` means certified or reproduced."""
-        return self._record(name, kind, Role.COUNTEREXAMPLE, found, detail, figures, plot)
+        The control bears on the conclusion of the evidence item whose call it perturbs (the one whose arguments
+        differ least); ``change`` describes the perturbation in words, next to the recorded argument changes.
+        """
+        if not isinstance(perturbed, Application):
+            raise ClaimDefinitionError(
+                f"claim {self.claim_id}: control '{name}' is not a call of a criterion (a control must call the "
+                "criterion of the evidence it perturbs, with perturbed arguments)")
+        same = [(index, app) for index, app in self._applications if app.criterion.key == perturbed.criterion.key]
+        if not same:
+            raise ClaimDefinitionError(
+                f"claim {self.claim_id}: control '{name}' calls criterion '{perturbed.criterion.name}', which decided "
+                "no evidence item of this claim")
+        index, original = min(reversed(same), key=lambda pair: len(perturbed.differences(pair[1])))
+        differences = perturbed.differences(original)
+        if not differences:
+            raise ClaimDefinitionError(
+                f"claim {self.claim_id}: control '{name}' calls criterion '{perturbed.criterion.name}' with the "
+                "arguments of its evidence: nothing is perturbed")
+        text = "; ".join(differences) + (f" ({change})" if change else "")
+        decided = perturbed.holds is not None
+        rejected = perturbed.holds is False
+        parts = [detail, perturbed.decision.detail]
+        if not decided:
+            parts.append("the criterion could not decide, which is not a rejection")
+        merged = dict(perturbed.decision.figures)
+        merged.update(figures or {})
+        item = self._item(name, EvidenceKind.NEGATIVE_CONTROL, Role.CONTROL, rejected,
+                          "; ".join(p for p in parts if p), merged, plot, self.evidence[index].conclusion, perturbed,
+                          perturbs=index, change=text)
+        return item.passed
 
-    def control(self, name: str, rejected: bool, detail: str, figures: Mapping[str, Any] | None = None,
-                plot: Plot | None = None) -> bool:
-        """A negative control: a perturbed statement; ``rejected`` must be true for the check to count."""
-        return self._record(name, EvidenceKind.NEGATIVE_CONTROL, Role.CONTROL, rejected, detail, figures, plot)
+    def error(self, name: str, detail: str, conclusion: str | None = None) -> None:
+        """A failure to produce evidence (solver failure, exception): the conclusion (all, if none is named) is
+        inconclusive."""
+        if conclusion is not None:
+            conclusion = self._conclusion(conclusion, name)
+        self.evidence.append(Evidence(name, EvidenceKind.NUMERIC, Role.ERROR, False, " ".join(detail.split()),
+                                      conclusion=conclusion or ""))
 
-    def error(self, name: str, detail: str) -> None:
-        """A failure to produce evidence (solver failure, exception): forces ``inconclusive``."""
-        self.evidence.append(Evidence(name, EvidenceKind.NUMERIC, Role.ERROR, False, detail))
+
+# -- verdicts ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConclusionResult:
+    """The verdict of one conclusion, the indices of its evidence items (controls included), and why."""
+
+    name: str
+    verdict: Verdict
+    expected: Verdict
+    evidence: tuple[int, ...]
+    reason: str
+
+    @property
+    def rigorous(self) -> bool:
+        return self.verdict in RIGOROUS_VERDICTS
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is self.expected
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "verdict": self.verdict.value, "expected": self.expected.value,
+                "rigorous": self.rigorous, "evidence": list(self.evidence), "reason": self.reason}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ConclusionResult:
+        return ConclusionResult(data["name"], Verdict(data["verdict"]), Verdict(data.get("expected",
+                                                                                          data["verdict"])),
+                                tuple(data.get("evidence", ())), data.get("reason", ""))
 
 
-def decide(evidence: Sequence[Evidence], *, cited: bool) -> Verdict:
-    """The verdict that the evidence supports.
+def weakest(verdicts: Sequence[Verdict]) -> Verdict:
+    """The claim's verdict from its conclusions' (:data:`VERDICT_ORDER`)."""
+    return min(verdicts, key=VERDICT_ORDER.index) if verdicts else Verdict.INCONCLUSIVE
 
-    * any error, or no evidence for or against the statement: inconclusive;
-    * a negative control missing or not rejected: toothless;
-    * a counterexample found: refuted;
-    * any supporting or proving item failed: inconclusive (a tolerance not reached is not a refutation);
-    * a cited result: assumed; a passing rigorous proof item: certified; otherwise confirmed.
+
+def _names(items: Sequence[Evidence]) -> str:
+    return ", ".join(f"'{item.name}'" for item in items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3
+                                                                 else "")
+
+
+def decide_conclusion(items: Sequence[Evidence], *, cited: bool) -> tuple[Verdict, str]:
+    """The verdict of one conclusion from its evidence items (controls included), and the reason in words.
+
+    * an error, or no item for or against it: inconclusive;
+    * a passing proof together with a passing counterexample (or a counterexample beside a passing proof that
+      it contradicts): error, a defect of the claim;
+    * a control missing, not rejected, or undecided: toothless;
+    * a passing counterexample: refuted when it is rigorous and every counterexample attempt reproduced;
+      contradicted when it is only numerical; any attempt that did not reproduce leaves it inconclusive;
+    * any proof or support item failed: inconclusive (a tolerance not reached is not a refutation);
+    * a cited result: assumed; every item rigorous with a proof among them: certified; otherwise confirmed.
     """
     by_role: dict[Role, list[Evidence]] = {role: [] for role in Role}
-    for item in evidence:
+    for item in items:
         by_role[item.role].append(item)
     if by_role[Role.ERROR]:
-        return Verdict.INCONCLUSIVE
-    substantive = by_role[Role.PROOF] + by_role[Role.SUPPORT] + by_role[Role.COUNTEREXAMPLE]
-    if not substantive:
-        return Verdict.INCONCLUSIVE
+        return Verdict.INCONCLUSIVE, f"error: {by_role[Role.ERROR][0].detail}"
+    statement = by_role[Role.PROOF] + by_role[Role.SUPPORT]
+    counter = by_role[Role.COUNTEREXAMPLE]
+    if not statement and not counter:
+        return Verdict.INCONCLUSIVE, "no evidence for or against it"
+    proofs_passing = [item for item in by_role[Role.PROOF] if item.passed]
+    found = [item for item in counter if item.passed]
+    if proofs_passing and found:
+        return Verdict.ERROR, (f"defect: proof {_names(proofs_passing)} and counterexample {_names(found)} of the "
+                               "same conclusion both pass")
     controls = by_role[Role.CONTROL]
-    if not controls or not all(item.passed for item in controls):
-        return Verdict.TOOTHLESS
-    if any(item.passed for item in by_role[Role.COUNTEREXAMPLE]):
-        return Verdict.REFUTED
-    statement_items = by_role[Role.PROOF] + by_role[Role.SUPPORT]
-    if not statement_items or not all(item.passed for item in statement_items):
-        return Verdict.INCONCLUSIVE
+    if not controls:
+        return Verdict.TOOTHLESS, "no negative control through its criteria"
+    kept = [item for item in controls if not item.passed]
+    if kept:
+        undecided = [item for item in kept if item.undecided]
+        why = "could not decide" if undecided else "was not rejected"
+        return Verdict.TOOTHLESS, f"negative control {_names(kept)} {why}"
+    if found:
+        missed = [item for item in counter if not item.passed]
+        if missed:
+            return Verdict.INCONCLUSIVE, f"counterexample attempt {_names(missed)} did not reproduce"
+        rigorous = [item for item in found if item.kind in RIGOROUS_KINDS]
+        if rigorous:
+            return Verdict.REFUTED, f"rigorous counterexample {_names(rigorous)}"
+        return Verdict.CONTRADICTED, f"numerical evidence against it ({_names(found)}), no rigorous counterexample"
+    failing = [item for item in statement + counter if not item.passed]
+    if failing:
+        return Verdict.INCONCLUSIVE, f"failing item {_names(failing)}"
     if cited:
-        return Verdict.ASSUMED
-    if by_role[Role.PROOF]:
-        return Verdict.CERTIFIED
-    return Verdict.CONFIRMED
+        return Verdict.ASSUMED, "a cited result, with supporting evidence"
+    loose = [item for item in statement if item.kind not in RIGOROUS_KINDS]
+    if by_role[Role.PROOF] and not loose:
+        return Verdict.CERTIFIED, "every item rigorous, all pass"
+    if loose:
+        return Verdict.CONFIRMED, f"rests on {loose[0].kind.value} evidence ({_names(loose)})"
+    return Verdict.CONFIRMED, "exact evidence offered as support, not as proof"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    conclusions: tuple[ConclusionResult, ...]
+
+
+def decide(evidence: Sequence[Evidence], *, cited: bool,
+           conclusions: Mapping[str, Verdict] | None = None) -> Judgement:
+    """Verdicts per conclusion and for the claim (the weakest of its conclusions').
+
+    ``conclusions`` maps each declared conclusion to its expected verdict; an error item that names no
+    conclusion (the check stopped) bears on all of them.
+    """
+    if conclusions is None:
+        conclusions = {DEFAULT_CONCLUSION: Verdict.CONFIRMED}
+        evidence = [item if item.conclusion or item.role is Role.ERROR else
+                    Evidence(**{**item.__dict__, "conclusion": DEFAULT_CONCLUSION}) for item in evidence]
+    results = []
+    for name, expected in conclusions.items():
+        indices = tuple(i for i, item in enumerate(evidence) if item.conclusion == name or
+                        (item.role is Role.ERROR and not item.conclusion))
+        verdict, reason = decide_conclusion([evidence[i] for i in indices], cited=cited)
+        results.append(ConclusionResult(name, verdict, Verdict(expected), indices, reason))
+    return Judgement(weakest([r.verdict for r in results]), tuple(results))
 
 
 Check = Callable[[Context], None]
@@ -314,15 +658,19 @@ class Claim:
     cited: bool = False  # a result the paper cites; best verdict is `assumed`
     corrected_by: str | None = None  # id of the variant that holds, for a claim refuted as printed
     corrects: str | None = None  # id of the printed claim this variant corrects
-    notes: tuple[str, ...] = ()  # disagreements with the spec, uncertain readings of the source
+    notes: tuple[str, ...] = ()  # uncertain readings of the paper, disagreements with its printed figures
+    conclusions: Mapping[str, Verdict] = field(default_factory=dict)  # each part of the statement, expected verdict
+    erratum: str | None = None  # a claim refuted as printed: "substantive" or "literal" (ERRATA_NATURES)
 
     def to_summary(self) -> dict[str, Any]:
         return {"id": self.id, "paper": self.paper, "ref": self.ref, "kind": self.kind, "title": self.title,
-                "expected": self.expected.value}
+                "expected": self.expected.value,
+                "conclusions": [{"name": name, "expected": verdict.value}
+                                for name, verdict in self.conclusions.items()]}
 
     def to_json(self) -> dict[str, Any]:
         return {
             **self.to_summary(), "statement": self.statement, "hypotheses": list(self.hypotheses),
             "profiles": dict(self.profiles), "cited": self.cited, "corrected_by": self.corrected_by,
-            "corrects": self.corrects, "notes": list(self.notes),
+            "corrects": self.corrects, "notes": list(self.notes), "erratum": self.erratum,
         }

@@ -11,7 +11,20 @@ import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from verify.claim import CLAIM_KINDS, PAPERS, Check, Claim, ClaimDefinitionError, Verdict
+from verify.claim import (
+    CLAIM_KINDS,
+    DEFAULT_CONCLUSION,
+    ERRATA_NATURES,
+    PAPERS,
+    Check,
+    Claim,
+    ClaimDefinitionError,
+    Verdict,
+    weakest,
+)
+
+EXPECTABLE = frozenset({Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.REFUTED, Verdict.CONTRADICTED,
+                        Verdict.ASSUMED})
 
 PAPER_PACKAGES: dict[str, str] = {
     "rank": "theorems.rank_minimization",
@@ -36,15 +49,23 @@ def claim(
     kind: str,
     title: str,
     statement: str,
-    expected: str,
     profiles: Mapping[str, str],
+    conclusions: Mapping[str, str] | None = None,
+    expected: str | None = None,
     hypotheses: Iterable[str] = (),
     cited: bool = False,
     corrected_by: str | None = None,
     corrects: str | None = None,
     notes: Iterable[str] = (),
+    erratum: str | None = None,
 ) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of a claim."""
+    """Register the decorated function as the check of a claim.
+
+    ``conclusions`` maps each part of the statement to the verdict it is expected to reach (name the instances
+    in the name where a conclusion is proven only on instances: "rank one (m = 3, 4, 5)"); the claim's expected
+    verdict is the weakest of them, and ``expected`` may restate it. ``erratum`` says, for a claim refuted as
+    printed, whether the intended statement fails ("substantive") or only a degenerate reading ("literal").
+    """
 
     def register(check: Check) -> Check:
         paper = id.split(".", 1)[0]
@@ -59,17 +80,36 @@ def claim(
             problems.append("duplicate id")
         if not set(profiles) <= {"quick", "full", "paper"} or "quick" not in profiles:
             problems.append("profiles must describe 'quick' and may describe 'full' and 'paper'")
-        verdict = Verdict(expected)
-        if verdict is Verdict.TOOTHLESS:
-            problems.append("a claim cannot expect 'toothless'")
+        if conclusions is None and expected is None:
+            problems.append("declare the conclusions (or at least the expected verdict)")
+        declared = dict(conclusions) if conclusions is not None else {DEFAULT_CONCLUSION: expected or "confirmed"}
+        expectations = {}
+        for name, value in declared.items():
+            if not name or "\n" in name:
+                problems.append(f"conclusion name {name!r} must be one non-empty line")
+            try:
+                expectations[name] = Verdict(value)
+            except ValueError:
+                problems.append(f"conclusion '{name}' expects unknown verdict '{value}'")
+                continue
+            if expectations[name] not in EXPECTABLE:
+                problems.append(f"conclusion '{name}' cannot expect '{value}'")
+        verdict = weakest(list(expectations.values()))
+        if expected is not None and conclusions is not None and Verdict(expected) is not verdict:
+            problems.append(f"expected '{expected}' is not the weakest of the conclusions' ('{verdict.value}')")
         if (verdict is Verdict.ASSUMED) != cited:
             problems.append("exactly the cited results expect 'assumed'")
+        if erratum is not None and erratum not in ERRATA_NATURES:
+            problems.append(f"erratum must be one of {', '.join(ERRATA_NATURES)}")
+        if erratum is not None and verdict not in (Verdict.REFUTED, Verdict.CONTRADICTED):
+            problems.append("only a claim refuted (or contradicted) as printed has an erratum")
         if problems:
             raise ClaimDefinitionError(f"claim {id}: " + "; ".join(problems))
         _REGISTRY[id] = Claim(
             id=id, paper=paper, ref=ref, kind=kind, title=title, statement=statement,
             hypotheses=tuple(hypotheses), expected=verdict, check=check, profiles=dict(profiles),
             cited=cited, corrected_by=corrected_by, corrects=corrects, notes=tuple(notes),
+            conclusions=expectations, erratum=erratum,
         )
         return check
 

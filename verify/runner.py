@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from verify.claim import Claim, Context, Evidence, Profile, Verdict, decide
+from verify.claim import Claim, ConclusionResult, Context, Evidence, Profile, Verdict, decide
 from verify.registry import get
 
 DEFAULT_SEED = 20240601
@@ -32,22 +32,24 @@ class ClaimResult:
     seconds: float
     evidence: tuple[Evidence, ...]
     claim: dict[str, Any] | None = None  # the claim's description at run time (report input)
+    conclusions: tuple[ConclusionResult, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.verdict is self.expected
+        return self.verdict is self.expected and all(c.ok for c in self.conclusions)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "verdict": self.verdict.value, "expected": self.expected.value,
-                "seconds": round(self.seconds, 4), "evidence": [e.to_json() for e in self.evidence],
-                "claim": self.claim}
+                "seconds": round(self.seconds, 4), "conclusions": [c.to_json() for c in self.conclusions],
+                "evidence": [e.to_json() for e in self.evidence], "claim": self.claim}
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ClaimResult:
         return ClaimResult(id=data["id"], verdict=Verdict(data["verdict"]), expected=Verdict(data["expected"]),
                            seconds=float(data["seconds"]),
                            evidence=tuple(Evidence.from_json(e) for e in data["evidence"]),
-                           claim=data.get("claim"))
+                           claim=data.get("claim"),
+                           conclusions=tuple(ConclusionResult.from_json(c) for c in data.get("conclusions", ())))
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
 
     ``scheduler`` (a Dask scheduler address) and ``device`` are handed to the check's sweeps (:class:`Context`).
     """
-    ctx = Context(claim.id, profile, seed, scheduler, device)
+    ctx = Context(claim.id, profile, seed, scheduler, device, tuple(claim.conclusions))
     start = time.perf_counter()
     try:
         claim.check(ctx)
@@ -83,8 +85,9 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
         ctx.error("check raised", f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})")
     seconds = time.perf_counter() - start
     evidence = tuple(ctx.evidence)
-    return ClaimResult(claim.id, decide(evidence, cited=claim.cited), claim.expected, seconds, evidence,
-                       claim.to_json())
+    judgement = decide(evidence, cited=claim.cited, conclusions=claim.conclusions)
+    return ClaimResult(claim.id, judgement.verdict, claim.expected, seconds, evidence, claim.to_json(),
+                       judgement.conclusions)
 
 
 def _run_then(claim: Claim, profile: Profile, seed: int, scheduler: str | None, device: str | None,
