@@ -22,7 +22,7 @@ import hashlib
 import inspect
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -78,12 +78,25 @@ class Profile(str, Enum):
     PAPER = "paper"
 
 
-PAPERS: dict[str, str] = {
-    "rank": "Timor, Vardi, Shamir: Implicit regularization towards rank minimization in ReLU networks",
-    "margin": "Vardi, Shamir, Srebro: On margin maximization in linear and ReLU networks",
-    "tensor": "Yun, Krishnan, Mobahi: A unifying view on implicit bias in training linear neural networks",
-    "align": "Ji, Telgarsky: Gradient descent aligns the layers of deep linear networks",
-}
+class _InstalledPapers(Mapping[str, str]):
+    """Paper key → "Authors: Title" of every installed paper (:mod:`verify.papers`), looked up when first used."""
+
+    def _papers(self) -> dict[str, str]:
+        from verify.papers import installed
+
+        return {key: paper.heading for key, paper in installed().items()}
+
+    def __getitem__(self, key: str) -> str:
+        return self._papers()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._papers())
+
+    def __len__(self) -> int:
+        return len(self._papers())
+
+
+PAPERS: Mapping[str, str] = _InstalledPapers()
 
 CLAIM_KINDS = frozenset(
     {"theorem", "lemma", "corollary", "assumption", "definition", "remark", "equation", "experiment",

@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 
+from verify import papers
 from verify.claim import (
     CLAIM_KINDS,
     DEFAULT_CONCLUSION,
@@ -26,15 +28,9 @@ from verify.claim import (
 EXPECTABLE = frozenset({Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.REFUTED, Verdict.CONTRADICTED,
                         Verdict.ASSUMED})
 
-PAPER_PACKAGES: dict[str, str] = {
-    "rank": "theorems.rank_minimization",
-    "margin": "theorems.margin_maximization",
-    "tensor": "theorems.tensor_networks",
-    "align": "theorems.layer_alignment",
-}
-
 _ID_PATTERN = re.compile(r"^[a-z]+(\.[A-Za-z0-9][A-Za-z0-9_\-]*)+$")
 _REGISTRY: dict[str, Claim] = {}
+LOAD_PROBLEMS: list[str] = []  # one line per paper that could not be loaded
 _loaded = False
 
 
@@ -73,7 +69,7 @@ def claim(
         if not _ID_PATTERN.match(id):
             problems.append("malformed id")
         if paper not in PAPERS:
-            problems.append(f"unknown paper prefix '{paper}'")
+            problems.append(f"unknown paper prefix '{paper}' (installed papers: {', '.join(PAPERS)})")
         if kind not in CLAIM_KINDS:
             problems.append(f"unknown kind '{kind}'")
         if id in _REGISTRY:
@@ -116,15 +112,30 @@ def claim(
     return register
 
 
+def _load_paper(key: str, package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        importlib.import_module(module.name)
+
+
 def _load() -> None:
+    """Import every installed paper's claim modules; a paper that fails to import is reported in one line on
+    stderr and skipped (its claims registered so far are dropped), and the other papers still run."""
     global _loaded
     if _loaded:
         return
-    for package_name in PAPER_PACKAGES.values():
-        package = importlib.import_module(package_name)
-        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            importlib.import_module(module.name)
     _loaded = True
+    problems = list(papers.problems())
+    for key, paper in papers.installed().items():
+        try:
+            _load_paper(key, paper.package)
+        except Exception as exc:  # noqa: BLE001 - one broken paper must not stop the others
+            for claim_id in [i for i in _REGISTRY if i.split(".", 1)[0] == key]:
+                del _REGISTRY[claim_id]
+            problems.append(f"paper '{key}' ({paper.package}) skipped: {papers.first_line(exc)}")
+    LOAD_PROBLEMS.extend(problems)
+    for line in problems:
+        print(f"verify: warning: {line}", file=sys.stderr)
     for item in _REGISTRY.values():
         for link in (item.corrected_by, item.corrects):
             if link is not None and link not in _REGISTRY:
