@@ -8,17 +8,16 @@ numbers, so the same code that trains the networks is what the certificates eval
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import sympy
 
 from numerics import backend as B
 from numerics import exact as E
-from numerics.flows import GradientFlow
 from numerics.losses import Objective
-from numerics.metrics import stable_rank
 from numerics.networks import fully_connected
-from numerics.symbolic import is_identically_zero
+from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
     BOTH,
     DEAD,
@@ -27,7 +26,6 @@ from theorems.rank_minimization.two_point_common import (
     SECOND,
     PatternModel,
     TwoPoints,
-    construction_file_support,
     exact_rank,
     fit_output_layer,
     neurons,
@@ -35,11 +33,9 @@ from theorems.rank_minimization.two_point_common import (
     paper_data,
     pythagorean_data,
     rank_one_interpolant,
-    region,
     thm2_radius,
-    uniform_directions,
 )
-from verify import Context, claim, histogram
+from verify import Context, Decision, claim, criterion
 
 # exact datasets used throughout: rational unit inputs (Pythagorean triples) and the paper's data in radicals
 PYTHAGOREAN = ((sympy.Rational(21, 29), sympy.Rational(20, 29)), (sympy.Rational(4, 5), sympy.Rational(3, 5)),
@@ -87,20 +83,17 @@ def gradient_disagreements(model: Objective, data: TwoPoints, points: list[np.nd
     return sum(bool(np.any(E.signs(model.gradient(theta) - indicator_gradient(theta, data)))) for theta in points)
 
 
-def torch_gradient_gap(data: TwoPoints, points: list[np.ndarray]) -> float:
-    """max |engine − torch autograd| of the float gradient at the points (torch's relu has derivative 0 at 0)."""
-    import torch
+FORMULA = identities("Lemma 7's formula minus the derivative of the loss vanishes identically")
+SETUP_FORMULA = "Lemma 7's gradient formula (every activation pattern)"
+SETUP_ENGINE = "the engine's gradient is that formula with σ'(0) = 0 (81 sign patterns of an integer dataset)"
 
-    X, Y = (torch.tensor(B.to_float(a)) for a in (data.X, data.Y))
-    objective = data.as_float().objective
-    gap = 0.0
-    for theta in points:
-        t = torch.tensor(B.to_float(theta), requires_grad=True)
-        W, V = t[:4].reshape(2, 2), t[4:].reshape(2, 2)
-        loss = 0.5 * ((torch.relu(X @ W.T) @ V.T - Y) ** 2).sum()
-        loss.backward()
-        gap = max(gap, float(np.max(np.abs(t.grad.numpy() - objective.gradient(B.to_float(theta))))))
-    return gap
+
+@criterion("the engine's exact gradient equals the indicator formula at every point")
+def engine_matches_formula(relu_slope_at_zero: float, data: TwoPoints, points: list[np.ndarray]) -> Decision:
+    model = Objective(fully_connected([2, 2, 2], relu_slope_at_zero=relu_slope_at_zero), data.X, data.Y, "square")
+    disagreements = gradient_disagreements(model, data, points)
+    return Decision(disagreements == 0, f"{disagreements} of {len(points)} points disagree",
+                    {"points": len(points), "disagreements": disagreements})
 
 
 @claim(
@@ -114,37 +107,50 @@ def torch_gradient_gap(data: TwoPoints, points: list[np.ndarray]) -> float:
                "$partial L \\/ partial W = (sigma'(W X) dot.o V^T (V sigma(W X) - Y)) X^T$ and "
                "$partial L \\/ partial V = (V sigma(W X) - Y) sigma(W X)^T$."),
     hypotheses=["inputs and targets are the columns of X, Y (the suite stores them as rows)"],
-    expected="certified",
+    conclusions={"Lemma 7's gradient formula (every activation pattern)": "certified",
+                 "the engine's gradient is that formula with σ'(0) = 0 (81 sign patterns of an integer dataset)":
+                     "certified"},
     profiles={"quick": "every activation pattern symbolically; the engine at the 81 sign patterns (with zeros) of "
-                       "an integer dataset exactly; torch autograd at the same points",
+                       "an integer dataset exactly",
               "full": "as quick", "paper": "as quick"},
     notes=[("The paper's gradient display (Lemma 7) is the formula checked here; σ'(0) = 0 makes it the gradient "
            "of every one-sided pattern whose entry at the kink is 0.")],
 )
 def check_setup(ctx: Context) -> None:
     generic = PatternModel.build()
-    formula = [is_identically_zero(a - b) for a, b in zip(generic.gradient(), generic.paper_gradient())]
-    ctx.prove("Lemma 7's gradient formula on every activation pattern", "symbolic", all(z.proved for z in formula),
+    (gW, gV), (pW, pV) = generic.gradient(), generic.paper_gradient()
+    ctx.prove("Lemma 7's gradient formula on every activation pattern", "symbolic",
+              FORMULA({"∂L/∂W − formula": gW - pW, "∂L/∂V − formula": gV - pV}),
               "with σ(WX) = P ⊙ WX and σ'(WX) = P for a pattern P of free symbols (so every 0/1 pattern at once) and "
-              "all entries of W, V, X, Y symbolic, the formula equals sympy's derivative of ½‖V(P ⊙ WX) − Y‖²: "
-              + "; ".join(z.description for z in formula))
+              "all entries of W, V, X, Y symbolic, the formula equals sympy's derivative of ½‖V(P ⊙ WX) − Y‖²",
+              conclusion=SETUP_FORMULA)
+    ctx.control("σ(WX) replaced by WX in ∂L/∂V",
+                FORMULA({"∂L/∂W − formula": gW - pW, "∂L/∂V − formula": gV - generic.residual * (generic.W
+                                                                                                  * generic.Xc).T}),
+                "the same identity check refutes the formula without the activation pattern")
 
     data = INTEGER_DATA
     points = kink_points(data.X)
-    disagreements = gradient_disagreements(data.objective, data, points)
-    ctx.prove("engine = formula with σ'(0) = 0, all 81 sign patterns", "exact", disagreements == 0,
+    ctx.prove("engine = formula with σ'(0) = 0, all 81 sign patterns", "exact",
+              engine_matches_formula(0.0, data, points),
               "exact rational θ with pre-activations in {−1, 0, 1}: the engine's gradient equals the indicator "
-              "formula entry by entry", {"points": len(points), "disagreements": disagreements})
-    gap = torch_gradient_gap(data, points)
-    ctx.support("torch autograd agrees at the kinks", "numeric", gap <= 1e-14,
-                "float64 gradient against torch.relu autograd (derivative 0 at 0), tolerance 1e-14",
-                {"max_abs_difference": gap})
+              "formula entry by entry", conclusion=SETUP_ENGINE)
+    ctx.control("σ'(0) = 1 convention", engine_matches_formula(1.0, data, points),
+                "the same exact comparison with a network using σ'(0) = 1 disagrees at the kinks")
 
-    slope_one = Objective(fully_connected([2, 2, 2], relu_slope_at_zero=1.0), data.X, data.Y, "square")
-    wrong = gradient_disagreements(slope_one, data, points)
-    ctx.control("σ'(0) = 1 convention", wrong > 0,
-                "the same exact comparison with a network using σ'(0) = 1 disagrees at the kinks",
-                {"disagreements": wrong})
+
+@criterion("the exact zero-loss interpolant has rank V = 2 on every dataset")
+def interpolant_has_full_rank_v(datasets: list[TwoPoints]) -> Decision:
+    ranks = []
+    for data in datasets:
+        theta = rank_one_interpolant(data)
+        fits = not np.any(E.signs(exact_residual(theta, data)))
+        ranks.append((exact_rank(data.Y), exact_rank(theta[4:].reshape(2, 2)), fits))
+    holds = all(rank_v == 2 and fits for _, rank_v, fits in ranks)
+    return Decision(holds, "(rank Y, rank V, zero loss) = " + ", ".join(map(str, ranks)), {"instances": len(ranks)})
+
+
+DETERMINANT = identities("det(AC) − det A det C vanishes identically")
 
 
 @claim(
@@ -155,43 +161,39 @@ def check_setup(ctx: Context) -> None:
     statement=("If $V sigma(W X) = Y$ with $W, V in RR^(2 times 2)$ and $op(\"rank\")(Y) = 2$, then "
                "$op(\"rank\")(V) = op(\"rank\")(sigma(W X)) = 2$; so only $op(\"rank\")(W) <= 1$ can be low rank."),
     hypotheses=["2×2 matrices"],
-    expected="certified",
+    conclusions={"rank V = rank σ(WX) = 2 whenever rank Y = 2": "certified"},
     profiles={"quick": "det(AB) = det(A)det(B) symbolically; Thm 1's interpolants of five exact datasets",
               "full": "as quick", "paper": "as quick"},
 )
 def check_rank_v(ctx: Context) -> None:
     A, C = sympy.Matrix(2, 2, sympy.symbols("a:4", real=True)), sympy.Matrix(2, 2, sympy.symbols("c:4", real=True))
-    product = is_identically_zero((A * C).det() - A.det() * C.det())
-    ctx.prove("det(Vσ(WX)) = det V · det σ(WX)", "symbolic", product.proved,
-              "for symbolic 2×2 matrices; det Y ≠ 0 then forces det V ≠ 0 and det σ(WX) ≠ 0: " + product.description)
-
-    ranks = []
-    for data in exact_obtuse_datasets():
-        theta = rank_one_interpolant(data)
-        _, V = theta[:4].reshape(2, 2), theta[4:].reshape(2, 2)
-        ranks.append((exact_rank(data.Y), exact_rank(V), bool(np.any(E.signs(exact_residual(theta, data))))))
-    consistent = all(rank_y == 2 and rank_v == 2 and not residual for rank_y, rank_v, residual in ranks)
-    ctx.prove("exact interpolants have rank V = 2", "exact", consistent,
-              "Thm 1's zero-loss networks of five exact datasets with rank Y = 2: rank V = 2 exactly",
-              {"instances": len(ranks)})
-
+    ctx.prove("det(Vσ(WX)) = det V · det σ(WX)", "symbolic", DETERMINANT({"det(AC) − det A det C": (A * C).det()
+                                                                           - A.det() * C.det()}),
+              "for symbolic 2×2 matrices; det Y ≠ 0 then forces det V ≠ 0 and det σ(WX) ≠ 0")
+    ctx.control("det(A + C) in place of det(AC)", DETERMINANT({"det(AC) − det A det C": (A + C).det()
+                                                                - A.det() * C.det()}),
+                "the same identity check refutes multiplicativity for the sum: the step needs the product")
+    datasets = exact_obtuse_datasets()
+    ctx.prove("exact interpolants have rank V = 2", "exact", interpolant_has_full_rank_v(datasets),
+              "Thm 1's zero-loss networks of five exact datasets with rank Y = 2: rank V = 2 exactly")
     low = pythagorean_data(*PYTHAGOREAN[1], Y=[[1, 2], [2, 4]])
-    theta = rank_one_interpolant(low)
-    rank_v = exact_rank(theta[4:].reshape(2, 2))
-    fits = not np.any(E.signs(exact_residual(theta, low)))
-    ctx.control("targets of rank 1", fits and rank_v < 2,
-                "with Y of rank 1 an exact zero-loss network has rank V = 1: the conclusion needs rank Y = 2",
-                {"rank_V": rank_v, "zero_loss": fits})
+    ctx.control("targets of rank 1", interpolant_has_full_rank_v([low]),
+                "with Y of rank 1 the exact zero-loss network has rank V = 1: the conclusion needs rank Y = 2")
 
 
 # -- Thm 1 and Lemma 2 --------------------------------------------------------------------------------------
-def interpolates_with_rank_one(data: TwoPoints) -> tuple[bool, int]:
-    """(N(X) = Y exactly, rank W) for App. A's construction on an exact dataset."""
-    theta = rank_one_interpolant(data)
-    return not np.any(E.signs(exact_residual(theta, data))), exact_rank(theta[:4].reshape(2, 2))
+@criterion("App. A's network fits Y exactly with rank W = 1 on every dataset")
+def construction_interpolates(datasets: list[TwoPoints]) -> Decision:
+    """(N(X) = Y exactly, rank W) for App. A's construction on exact datasets."""
+    results = []
+    for data in datasets:
+        theta = rank_one_interpolant(data)
+        results.append((not np.any(E.signs(exact_residual(theta, data))), exact_rank(theta[:4].reshape(2, 2))))
+    holds = all(fit and rank == 1 for fit, rank in results)
+    return Decision(holds, "(fits, rank W) = " + ", ".join(map(str, results)), {"instances": len(results)})
 
 
-def thm1_symbolic_proof() -> list[tuple[str, bool]]:
+def thm1_symbolic_proof() -> dict[str, sympy.Expr]:
     """The identities behind App. A for symbolic inputs (norms n_i = sqrt(x_iᵀx_i))."""
     x = sympy.Matrix(2, 2, lambda r, c: sympy.Symbol(f"x{r}{c}", real=True))  # rows x_1, x_2
     x1, x2 = x[0, :].T, x[1, :].T
@@ -208,7 +210,10 @@ def thm1_symbolic_proof() -> list[tuple[str, bool]]:
         ("det W = 0", sympy.Matrix([w1.T, -w1.T]).det()),
         ("σ(XWᵀ)Vᵀ = Y", hidden * V.T - Y),
     ]
-    return [(name, is_identically_zero(expr).proved) for name, expr in checks]
+    return dict(checks)
+
+
+APP_A = identities("App. A's identities vanish identically for symbolic inputs")
 
 
 @claim(
@@ -221,18 +226,17 @@ def thm1_symbolic_proof() -> list[tuple[str, bool]]:
                "$op(\"rank\")(W) = 1$: take $w_1 = x_1 \\/ norm(x_1) - x_2 \\/ norm(x_2)$, $w_2 = -w_1$ and "
                "$V = Y sigma(W X)^dagger$."),
     hypotheses=["x_1, x_2 ≠ 0 and not positively parallel", "Y arbitrary (any rank)"],
-    expected="certified",
+    conclusions={"App. A's network interpolates with rank W = 1": "certified"},
     profiles={"quick": "symbolic identities of App. A; 8 exact datasets (rationals, radicals, antipodal, acute, "
-                       "Y of rank 0–2); 300 random float datasets",
-              "full": "as quick with 3000 random datasets", "paper": "as full"},
+                       "Y of rank 0–2)",
+              "full": "as quick", "paper": "as quick"},
     notes=[("Strict positivity of w_1ᵀx_1 and −w_1ᵀx_2 is the equality case of Cauchy–Schwarz: by Lagrange's "
            "identity x_1ᵀx_2 = ‖x_1‖‖x_2‖ only for positively parallel inputs, i.e. angle 0.")],
 )
 def check_thm1(ctx: Context) -> None:
-    steps = thm1_symbolic_proof()
-    ctx.prove("App. A identities", "symbolic", all(ok for _, ok in steps),
-              "with symbolic inputs: " + "; ".join(f"{name}: {'proved' if ok else 'FAILED'}" for name, ok in steps),
-              {"identities": len(steps)})
+    ctx.prove("App. A identities", "symbolic", APP_A(thm1_symbolic_proof()),
+              "with symbolic inputs: w_1ᵀx_1 > 0 > w_1ᵀx_2 (strict by Lagrange's identity unless x_1, x_2 are "
+              "positively parallel), det W = 0, and σ(XWᵀ) = diag(a, b) is inverted by V")
 
     exact_cases = [pythagorean_data(sympy.Rational(4, 5), sympy.Rational(3, 5), [[2, -1], [sympy.Rational(1, 3), 7]]),
                    TwoPoints(E.to_exact([[3, 4], [-5, 12]]) / np.array([[5], [13]]),
@@ -242,43 +246,13 @@ def check_thm1(ctx: Context) -> None:
                    TwoPoints(E.to_exact([[1, 0], [1, 1]]), E.to_exact([[1, 2], [2, 4]]), "acute, rank-1 Y"),
                    TwoPoints(E.to_exact([[1, 0], [1, 1]]), E.to_exact([[0, 0], [0, 0]]), "acute, Y = 0"),
                    paper_data(exact=True), pythagorean_data(*PYTHAGOREAN[3])]
-    results = [interpolates_with_rank_one(data) for data in exact_cases]
-    ctx.prove("exact instances", "exact", all(fit and rank == 1 for fit, rank in results),
-              "engine in exact arithmetic: N(X) = Y and rank W = 1 for " + ", ".join(d.label for d in exact_cases),
-              {"instances": len(results)})
-
-    rng = ctx.rng("datasets")
-    count = ctx.pick(300, 3000)
-    worst_residual, worst_rank = 0.0, 0.0
-    for _ in range(count):
-        angle = rng.uniform(1e-3, np.pi)
-        base = rng.uniform(0, 2 * np.pi)
-        X = np.array([[np.cos(base), np.sin(base)], [np.cos(base + angle), np.sin(base + angle)]])
-        X *= np.exp(rng.uniform(-3, 3, size=(2, 1)))
-        Y = rng.normal(size=(2, 2)) @ np.diag(rng.integers(0, 2, size=2) + (rng.uniform() < 0.5))
-        data = TwoPoints(X, Y * np.exp(rng.uniform(-2, 2)))
-        theta = rank_one_interpolant(data)
-        residual = float(np.linalg.norm(data.objective.residuals(theta)))
-        singular = np.linalg.svd(theta[:4].reshape(2, 2), compute_uv=False)
-        worst_residual = max(worst_residual, residual / (1 + np.linalg.norm(data.Y)))
-        worst_rank = max(worst_rank, singular[1] / singular[0])
-    ctx.support("random datasets", "numeric", worst_residual <= 1e-12 and worst_rank <= 1e-14,
-                f"{count} float datasets (angles in [1e-3, π], norms e^±3, Y of rank 0–2): "
-                "‖N(X) − Y‖ ≤ 1e-12(1 + ‖Y‖) and σ_2(W) ≤ 1e-14 σ_1(W)",
-                {"datasets": count, "max_relative_residual": worst_residual, "max_sigma2_over_sigma1": worst_rank})
-
-    construction_file_support(ctx, "rank_thm1.toml")
+    ctx.prove("exact instances", "exact", construction_interpolates(exact_cases),
+              "engine in exact arithmetic: N(X) = Y and rank W = 1 for " + ", ".join(d.label for d in exact_cases))
 
     parallel = TwoPoints(E.to_exact([[1, 2], [2, 4]]), E.to_exact([[1, 0], [0, 1]]), "angle 0")
-    fit, _ = interpolates_with_rank_one(parallel)
-    sign = sympy.Symbol("u", positive=True)
-    c = sympy.Symbol("c", positive=True)
-    # with x_2 = c x_1 (c > 0), σ(wᵀx_2) = c σ(wᵀx_1) for each sign of wᵀx_1: the rows of σ(XWᵀ) are proportional
-    proportional = all(is_identically_zero(sympy.Max(c * z, 0) - c * sympy.Max(z, 0)).proved
-                       for z in (sign, -sign, sympy.S.Zero))
-    ctx.control("angle 0", not fit and proportional,
-                "x_2 = 2x_1, Y = I: the construction gives w_1 = 0 and misses Y exactly, and no network fits since "
-                "σ(c z) = c σ(z) (c > 0) makes σ(WX) rank ≤ 1 for every W", {"construction_fits": fit})
+    ctx.control("angle 0", construction_interpolates([parallel]),
+                "x_2 = 2x_1, Y = I: the construction gives w_1 = 0 and misses Y exactly (no network fits: σ(cz) = "
+                "cσ(z) for c > 0 makes σ(WX) rank ≤ 1 for every W)")
 
 
 def private_neuron_layer(X: np.ndarray, hidden: int, rng: np.random.Generator) -> np.ndarray:
@@ -291,13 +265,21 @@ def private_neuron_layer(X: np.ndarray, hidden: int, rng: np.random.Generator) -
     return np.array(rows, dtype=object)
 
 
-def lemma2_fits(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> bool:
+@criterion("V = Yσ(WX)^† interpolates every instance exactly")
+def pseudo_inverse_interpolates(instances: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Decision:
     """Whether V = Y σ(WX)^† interpolates (exact), with the engine's network of the matching widths."""
-    data = TwoPoints(X, Y)
-    V = fit_output_layer(W, data)
-    network = fully_connected([X.shape[1], W.shape[0], Y.shape[1]])
-    residual = network.forward(np.concatenate([W.ravel(), V.ravel()]), X) - Y
-    return not np.any(E.signs(E.canonical(residual)))
+    fits = 0
+    for X, Y, W in instances:
+        data = TwoPoints(X, Y)
+        V = fit_output_layer(W, data)
+        network = fully_connected([X.shape[1], W.shape[0], Y.shape[1]])
+        residual = network.forward(np.concatenate([W.ravel(), V.ravel()]), X) - Y
+        fits += not np.any(E.signs(E.canonical(residual)))
+    return Decision(fits == len(instances), f"{fits} of {len(instances)} instances interpolated exactly",
+                    {"instances": len(instances), "interpolating": fits})
+
+
+LEFT_INVERSE = identities("the private-neuron left inverse times σ(WX) minus I vanishes identically")
 
 
 @claim(
@@ -309,49 +291,51 @@ def lemma2_fits(X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> bool:
                "$w_i^T x_l <= 0$ for all $l != j$, then for every $Y in RR^(d_o times n)$ some $V$ gives "
                "$N_(W,V)(X) = Y$ (the proof takes $V = Y sigma(W X)^dagger$)."),
     hypotheses=["n inputs, any widths"],
-    expected="certified",
+    conclusions={"some V interpolates (n = 2, 3 symbolically; n = 2, 3, 4 exact instances)": "certified"},
     profiles={"quick": "symbolic left inverse for n ∈ {2, 3}, hidden width n or n + 2; 12 exact random instances; "
                        "a shared-neuron control", "full": "as quick with 40 exact instances", "paper": "as full"},
     notes=[("The symbolic proof uses the left inverse that reads each input's private neuron (V selects those "
            "rows, scaled by 1/σ(w_iᵀx_i)); the paper's pseudo-inverse V is checked on the exact instances.")],
 )
 def check_lem2(ctx: Context) -> None:
-    proofs = []
-    for n, extra in itertools.product((2, 3), (0, 2)):
+    def left_inverse_gap(n: int, extra: int, private: bool) -> sympy.Matrix:
         hidden = n + extra
         H = sympy.Matrix(hidden, n, lambda i, j: sympy.Symbol(f"h{i}{j}", nonnegative=True))
-        for j in range(n):  # rows 0..n−1 are the private neurons: active on x_j only
+        for j in range(n):  # rows 0..n−1 are the private neurons: active on x_j only (or on all, if not private)
             for k in range(n):
-                H[j, k] = sympy.Symbol(f"d{j}", positive=True) if k == j else 0
+                H[j, k] = sympy.Symbol(f"d{j}", positive=True) if k == j else (0 if private else H[j, k])
         left = sympy.zeros(n, hidden)
         for j in range(n):
             left[j, j] = 1 / H[j, j]
-        proofs.append(is_identically_zero(left * H - sympy.eye(n)).proved)
-    ctx.prove("left inverse through the private neurons", "symbolic", all(proofs),
+        return left * H - sympy.eye(n)
+
+    shapes = [(n, extra) for n in (2, 3) for extra in (0, 2)]
+    ctx.prove("left inverse through the private neurons", "symbolic",
+              LEFT_INVERSE({f"n = {n}, width {n + e}": left_inverse_gap(n, e, True) for n, e in shapes}),
               "σ(WX) has a positive diagonal block on the private neurons, so V = Y·(their rows scaled by 1/d_j) "
               "gives Vσ(WX) = Y; identity proved for n ∈ {2, 3} with hidden width n and n + 2, all other "
-              "activations free", {"shapes": len(proofs)})
+              "activations free")
+    ctx.control("neurons active on other inputs too",
+                LEFT_INVERSE({f"n = {n}, width {n + e}": left_inverse_gap(n, e, False) for n, e in shapes}),
+                "without the private-neuron hypothesis the same left inverse fails")
 
     rng = ctx.rng("instances")
-    instances = ctx.pick(12, 40)
-    fits = 0
-    for k in range(instances):
+    instances = []
+    for k in range(ctx.pick(12, 40)):
         n = 2 + k % 3
         X = E.to_exact(rng.integers(-4, 5, size=(n, n)))
         while sympy.Matrix(X).det() == 0:
             X = E.to_exact(rng.integers(-4, 5, size=(n, n)))
         Y = E.to_exact(rng.integers(-5, 6, size=(n, 1 + k % 2)))
-        fits += lemma2_fits(X, Y, private_neuron_layer(X, n + 2 * (k % 2), rng))
-    ctx.prove("pseudo-inverse output layer, exact instances", "exact", fits == instances,
+        instances.append((X, Y, private_neuron_layer(X, n + 2 * (k % 2), rng)))
+    ctx.prove("pseudo-inverse output layer, exact instances", "exact", pseudo_inverse_interpolates(instances),
               "integer inputs (n = 2..4), hidden width n or n + 2, integer targets: V = Yσ(WX)^† interpolates "
-              "exactly", {"instances": instances, "interpolating": fits})
-
+              "exactly")
     X = E.to_exact([[1, 0], [2, 1]])
     shared = E.to_exact([[1, 1], [3, -1]])  # both neurons active on both inputs: no private neuron
-    control = lemma2_fits(X, E.to_exact([[1, 0], [0, 1]]), shared[:1].repeat(2, axis=0))
-    ctx.control("no private neuron", not control,
-                "two copies of a neuron active on both inputs: σ(WX) has rank 1 and Y = I is not fitted exactly",
-                {"fits": control})
+    ctx.control("no private neuron", pseudo_inverse_interpolates([(X, E.to_exact([[1, 0], [0, 1]]),
+                                                                   shared[:1].repeat(2, axis=0))]),
+                "two copies of a neuron active on both inputs: σ(WX) has rank 1 and Y = I is not fitted exactly")
 
 
 # -- Assumptions 1–2 and Definition 1 ---------------------------------------------------------------------
@@ -396,6 +380,21 @@ ASSUMPTION_CASES = {  # label: (X, Y, Ass. 1 holds, Ass. 2 holds)
 }
 
 
+def unit_norms_only(Y: np.ndarray) -> bool:
+    """A control encoding of Assumption 1 that forgets linear independence."""
+    return all(E.sign(y @ y - 1) == 0 for y in Y)
+
+
+@criterion("the encoding classifies every exact case as the assumption does")
+def classifies(encoding: Callable[[np.ndarray], bool], column: int, assumption: int) -> Decision:
+    """``encoding`` applied to the ``column``-th entry (0: X, 1: Y) of every case against the case's label."""
+    verdicts = {label: bool(encoding(case[column])) for label, case in ASSUMPTION_CASES.items()}
+    wrong = [label for label, case in ASSUMPTION_CASES.items() if verdicts[label] != case[2 + assumption]]
+    return Decision(not wrong, ", ".join(f"{k}: {v}" for k, v in verdicts.items())
+                    + (f"; misclassified: {', '.join(wrong)}" if wrong else ""),
+                    {"cases": len(verdicts), "misclassified": len(wrong)})
+
+
 @claim(
     id="rank.ass1",
     ref="Assumption 1, Sec. 3",
@@ -403,22 +402,20 @@ ASSUMPTION_CASES = {  # label: (X, Y, Ass. 1 holds, Ass. 2 holds)
     title="Unit, linearly independent targets",
     statement="$y_1, y_2 in SS^1$ and $y_1, y_2$ are linearly independent (so $op(\"rank\")(Y) = 2$).",
     hypotheses=["targets in R²"],
-    expected="certified",
+    conclusions={"the encoding decides Assumption 1 (six exact datasets)": "certified"},
     profiles={"quick": "the encoding on six exact datasets, satisfying and violating", "full": "as quick",
               "paper": "as quick"},
 )
 def check_ass1(ctx: Context) -> None:
-    verdicts = {label: satisfies_assumption1(Y) for label, (_, Y, _, _) in ASSUMPTION_CASES.items()}
-    expected = {label: holds for label, (_, _, holds, _) in ASSUMPTION_CASES.items()}
-    ctx.prove("encoding classifies the exact cases", "exact", verdicts == expected,
-              "unit norms decided exactly (y_iᵀy_i − 1 = 0) and independence by det Y ≠ 0: "
-              + ", ".join(f"{k}: {v}" for k, v in verdicts.items()), {"cases": len(verdicts)})
-    grid_ok = satisfies_assumption1(np.array([[1.0, 0.0], [np.cos(0.7), np.sin(0.7)]]))
-    ctx.support("float targets of the spec's grid", "numeric", grid_ok, "rows e_1 and (cos 0.7, sin 0.7)")
-    unit_only = {label: all(E.sign(y @ y - 1) == 0 for y in Y) for label, (_, Y, _, _) in ASSUMPTION_CASES.items()}
-    ctx.control("independence dropped", unit_only != expected,
-                "checking unit norms only accepts the parallel targets (y_2 = −y_1), which Assumption 1 excludes",
-                {"misclassified": sum(unit_only[k] != expected[k] for k in expected)})
+    ctx.prove("encoding classifies the exact cases", "exact", classifies(satisfies_assumption1, 1, 0),
+              "unit norms decided exactly (y_iᵀy_i − 1 = 0) and independence by det Y ≠ 0")
+    ctx.control("independence dropped", classifies(unit_norms_only, 1, 0),
+                "checking unit norms only accepts the parallel targets (y_2 = −y_1), which Assumption 1 excludes")
+
+
+def negative_inner_product(X: np.ndarray) -> bool:
+    """A control encoding of Assumption 2 that forgets the unit norms."""
+    return E.sign(X[0] @ X[1]) < 0
 
 
 @claim(
@@ -429,23 +426,18 @@ def check_ass1(ctx: Context) -> None:
     statement="$x_1, x_2 in SS^1$ and $pi\\/2 < angle(x_1, x_2) < pi$; equivalently, for unit inputs, "
               "$-1 < x_1^T x_2 < 0$.",
     hypotheses=["inputs in R²"],
-    expected="certified",
+    conclusions={"−1 < x_1ᵀx_2 < 0 ⇔ π/2 < ∠(x_1, x_2) < π for unit inputs (six exact datasets)": "certified"},
     profiles={"quick": "the inner-product encoding against the exact angle on six exact datasets",
               "full": "as quick", "paper": "as quick"},
     notes=["The paper believes the unit norms are not essential; that belief is not a claim and is not checked."],
 )
 def check_ass2(ctx: Context) -> None:
-    encoded = {label: satisfies_assumption2(X) for label, (X, _, _, _) in ASSUMPTION_CASES.items()}
-    by_angle = {label: assumption2_by_angle(X) for label, (X, _, _, _) in ASSUMPTION_CASES.items()}
-    expected = {label: holds for label, (_, _, _, holds) in ASSUMPTION_CASES.items()}
-    ctx.prove("inner-product encoding = angle definition", "exact", encoded == by_angle == expected,
-              "arccos is strictly decreasing, so for unit vectors π/2 < ∠ < π ⇔ −1 < x_1ᵀx_2 < 0; both decided "
-              "exactly on every case: " + ", ".join(f"{k}: {v}" for k, v in encoded.items()),
-              {"cases": len(encoded)})
-    sign_only = {label: E.sign(X[0] @ X[1]) < 0 for label, (X, _, _, _) in ASSUMPTION_CASES.items()}
-    ctx.control("unit norms dropped", sign_only != expected,
-                "x_1ᵀx_2 < 0 alone accepts the non-unit obtuse pair, which Assumption 2 excludes",
-                {"misclassified": sum(sign_only[k] != expected[k] for k in expected)})
+    ctx.prove("angle definition classifies the exact cases", "exact", classifies(assumption2_by_angle, 0, 1),
+              "unit norms and the exact angle arccos(x_1ᵀx_2) compared with π/2 and π (50 digits)")
+    ctx.prove("inner-product encoding classifies the exact cases", "exact", classifies(satisfies_assumption2, 0, 1),
+              "arccos is strictly decreasing, so for unit vectors π/2 < ∠ < π ⇔ −1 < x_1ᵀx_2 < 0; decided exactly")
+    ctx.control("unit norms dropped", classifies(negative_inner_product, 0, 1),
+                "x_1ᵀx_2 < 0 alone accepts the non-unit obtuse pair, which Assumption 2 excludes")
 
 
 REGION_DEFINITIONS = {  # Definition 1 on the sign pattern (sign wᵀx_1, sign wᵀx_2)
@@ -501,15 +493,39 @@ def sector_rays(X: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
     return (-d if E.sign(d @ other) > 0 else d), (-s if E.sign(s @ own) < 0 else s)
 
 
-def sector_angle_is_phi(X: np.ndarray) -> bool:
-    """cos ∠(d_j, s_j) = x_1ᵀx_2 exactly and x_j = αd_j + βs_j with α, β > 0 (x_j ∈ S_j° lies between the rays,
+def sector_angle_is_phi(X: np.ndarray, sign: int = 1) -> bool:
+    """cos ∠(d_j, s_j) = sign · x_1ᵀx_2 exactly (sign = −1: the angle π − φ, a control) and x_j = αd_j + βs_j
+    with α, β > 0 (x_j ∈ S_j° lies between the rays,
     so the sector is the convex one and its angle is ∠(d_j, s_j) = φ), for j = 1, 2."""
     for j in range(2):
         d, s = sector_rays(X, j)
         coefficients = sympy.Matrix(np.array([d, s], dtype=object).T).solve(sympy.Matrix(X[j]))
-        if E.sign(d @ s - X[0] @ X[1]) != 0 or not all(E.sign(c) > 0 for c in coefficients):
+        if E.sign(d @ s - sign * (X[0] @ X[1])) != 0 or not all(E.sign(c) > 0 for c in coefficients):
             return False
     return True
+
+
+DEF1_LINES = ("partition into four nonempty cones; each line meets S and D, S_j and D, or S_1° and S_2° "
+              "(five exact datasets)")
+DEF1_SECTORS = "S_1, S_2 have angle ∠(x_1, x_2) (five exact datasets)"
+
+
+@criterion("every sign pattern is realizable and lies in one region; line pairs are {S, D}, {S_j, D}, {S_1°, S_2°}")
+def region_structure(ray_of_s1_with: str, datasets: list[TwoPoints]) -> Decision:
+    """``ray_of_s1_with``: the region that owns the ray wᵀx_1 = 0 > wᵀx_2 ("D": Definition 1; "S_1": a control)."""
+    definitions = REGION_DEFINITIONS if ray_of_s1_with == "D" else BOUNDARY_SWAPPED
+    outcomes = [line_pairs(d.X, definitions) for d in datasets]
+    nonempty = all(len(realized_patterns(d.X)) == 9 for d in datasets)  # every region has a strict pattern
+    partition = all(p for p, _ in outcomes)
+    pairs_ok = all(pairs == ALLOWED_PAIRS for _, pairs in outcomes)
+    return Decision(partition and pairs_ok and nonempty, f"partition: {partition}; all nine patterns realizable: "
+                    f"{nonempty}; line pairs as stated: {pairs_ok}", {"datasets": len(datasets)})
+
+
+@criterion("cos ∠(d_j, s_j) = sign · x_1ᵀx_2 with x_j between the rays, on every dataset")
+def sector_angles(sign: int, datasets: list[TwoPoints]) -> Decision:
+    results = [sector_angle_is_phi(d.X, sign) for d in datasets]
+    return Decision(all(results), f"{sum(results)} of {len(results)} datasets", {"datasets": len(results)})
 
 
 @claim(
@@ -523,47 +539,37 @@ def sector_angle_is_phi(X: np.ndarray) -> bool:
                "meets exactly two regions: $cal(S)$ and $cal(D)$, or some $cal(S)_j$ and $cal(D)$, or the open "
                "sectors of $cal(S)_1$ and $cal(S)_2$."),
     hypotheses=["Assumption 2"],
-    expected="certified",
-    profiles={"quick": "exact sign-pattern enumeration (hyperplane arrangement LP) on five exact datasets; exact "
-                       "sector cosines; 2·10⁵ random directions for the region frequencies",
-              "full": "as quick with 2·10⁶ directions", "paper": "as full"},
+    conclusions={"partition into four nonempty cones; each line meets S and D, S_j and D, or S_1° and S_2° "
+                 "(five exact datasets)": "certified",
+                 "S_1, S_2 have angle ∠(x_1, x_2) (five exact datasets)": "certified"},
+    profiles={"quick": "exact sign-pattern enumeration on five exact datasets; exact sector cosines",
+              "full": "as quick", "paper": "as quick"},
     notes=[("The line property only uses that x_1, x_2 are linearly independent; Assumption 2 fixes the widths "
            "(S and D have angle π − φ, S_1 and S_2 angle φ).")],
 )
 def check_def1(ctx: Context) -> None:
     datasets = exact_obtuse_datasets()
-    outcomes = [line_pairs(data.X, REGION_DEFINITIONS) for data in datasets]
-    nonempty = all(len(realized_patterns(d.X)) == 9 for d in datasets)  # every region has a strict pattern
-    ctx.prove("partition, nonempty, line pairs", "exact",
-              all(partition and pairs == ALLOWED_PAIRS for partition, pairs in outcomes) and nonempty,
+    ctx.prove("partition, nonempty, line pairs", "exact", region_structure("D", datasets),
               "every realizable sign pattern (incl. zeros) is in exactly one region; all nine patterns are "
               "realizable, so all four regions are nonempty; {region(w), region(−w)} ranges over exactly {S, D}, "
-              "{S_j, D}, {S_1°, S_2°}", {"datasets": len(outcomes)})
-    widths = [sector_angle_is_phi(d.X) for d in datasets]
-    ctx.prove("sector angle of S_j is φ", "exact", all(widths),
+              "{S_j, D}, {S_1°, S_2°}", conclusion=DEF1_LINES)
+    ctx.control("boundary ray of S_1 assigned to D as well", region_structure("S_1", datasets),
+                "moving the ray wᵀx_1 = 0 into S_1 makes it belong to S_1 and D: the same partition check fails")
+    ctx.prove("sector angle of S_j is φ", "exact", sector_angles(1, datasets),
               "the boundary rays d_j, s_j of S_j (normals of x_j and x_{3−j} on the D and S sides) have cosine "
               "x_1ᵀx_2 exactly and x_j is a positive combination of them, so S_j is the convex sector of angle φ",
-              {"datasets": len(widths)})
+              conclusion=DEF1_SECTORS)
+    ctx.control("sector angle π − φ", sector_angles(-1, datasets),
+                "the same exact test rejects cos ∠(d_j, s_j) = −x_1ᵀx_2 (the angle of S and D)")
 
-    data = paper_data().as_float()
-    count = ctx.pick(200_000, 2_000_000)
-    directions = uniform_directions(ctx.rng("directions"), (count,))
-    regions = region(directions, data.X)
-    phi = data.phi
-    widths_expected = {DEAD: np.pi - phi, BOTH: np.pi - phi, FIRST: phi, SECOND: phi}
-    deviations = {k: abs(np.mean(regions == k) - w / (2 * np.pi)) / np.sqrt(0.25 / count)
-                  for k, w in widths_expected.items()}
-    ctx.support("region frequencies", "numeric", max(deviations.values()) <= 4,
-                f"{count} uniform directions on the Sec. 3.1 data: frequencies within 4σ of width/2π",
-                {f"z_{k}": v for k, v in deviations.items()},
-                plot=histogram("Polar angle of random directions by region",
-                               {k: np.arctan2(directions[regions == k][:4000, 1], directions[regions == k][:4000, 0])
-                                for k in widths_expected}, xlabel="polar angle (rad)"))
 
-    partition, _ = line_pairs(datasets[0].X, BOUNDARY_SWAPPED)
-    ctx.control("boundary ray of S_1 assigned to D as well", not partition,
-                "moving the ray wᵀx_1 = 0 into S_1 makes it belong to S_1 and D: the same partition check fails",
-                {"partition": partition})
+@criterion("∫ of the density of the folded angle difference over (π/2, π) equals the claimed probability")
+def obtuse_probability(claimed: sympy.Expr) -> Decision:
+    delta = sympy.Symbol("delta", real=True)
+    density = 1 / (2 * sympy.pi)  # θ_1 − θ_2 mod 2π is uniform: for fixed θ_2 the shift is measure preserving
+    probability = sympy.integrate(density, (delta, sympy.pi / 2, sympy.pi)) * 2  # |Δ| ∈ (π/2, π), both signs
+    difference = sympy.simplify(probability - claimed)
+    return Decision(difference == 0, f"∫ = {probability}, claimed {claimed}", {"probability": str(probability)})
 
 
 @claim(
@@ -575,37 +581,24 @@ def check_def1(ctx: Context) -> None:
                "$[0, pi]$ and $Pr[pi\\/2 < angle(x_1, x_2) < pi] = 1\\/2$; independent uniform targets are "
                "linearly independent with probability 1."),
     hypotheses=["independent uniform inputs (and targets) on the unit circle"],
-    expected="certified",
-    profiles={"quick": "symbolic integral of the difference angle; 2·10⁵ Monte Carlo pairs",
-              "full": "2·10⁶ pairs", "paper": "as full"},
+    conclusions={"Pr[π/2 < ∠(x_1, x_2) < π] = 1/2": "certified"},
+    profiles={"quick": "symbolic integral of the difference angle", "full": "as quick", "paper": "as quick"},
 )
 def check_unif(ctx: Context) -> None:
-    delta = sympy.Symbol("delta", real=True)
-    density = 1 / (2 * sympy.pi)  # θ_1 − θ_2 mod 2π is uniform: for fixed θ_2 the shift is measure preserving
-    probability = sympy.integrate(density, (delta, sympy.pi / 2, sympy.pi)) * 2  # |Δ| ∈ (π/2, π), both signs
-    ctx.prove("Pr = 1/2", "symbolic", sympy.simplify(probability - sympy.Rational(1, 2)) == 0,
+    ctx.prove("Pr = 1/2", "symbolic", obtuse_probability(sympy.Rational(1, 2)),
               "the folded difference |Δ| of two independent uniform angles is uniform on [0, π] (Δ uniform on "
-              "(−π, π]); ∫ over π/2 < |Δ| < π gives 1/2; y_1 ∥ y_2 needs Δ ∈ {0, π}, a null set",
-              {"probability": str(probability)})
-    count = ctx.pick(200_000, 2_000_000)
-    rng = ctx.rng("pairs")
-    x1, x2 = uniform_directions(rng, (count,)), uniform_directions(rng, (count,))
-    inner = np.sum(x1 * x2, axis=1)
-    estimate = float(np.mean(inner < 0))
-    tolerance = 4 * np.sqrt(0.25 / count)
-    ctx.support("Monte Carlo", "numeric", abs(estimate - 0.5) <= tolerance,
-                f"{count} pairs: |p̂ − 1/2| ≤ 4σ", {"estimate": estimate, "tolerance": tolerance},
-                plot=histogram("Angle between two uniform unit vectors", {"angle": np.arccos(inner[:20000])},
-                               xlabel="angle (rad)", reference={"π/2": np.pi / 2}))
-    ctx.control("probability 1/4", abs(estimate - 0.25) > tolerance,
-                "the same Monte Carlo test rejects Pr = 1/4 (the value if the angle were uniform on [0, 2π))",
-                {"estimate": estimate})
+              "(−π, π]); ∫ over π/2 < |Δ| < π gives 1/2; y_1 ∥ y_2 needs Δ ∈ {0, π}, a null set")
+    ctx.control("probability 1/4", obtuse_probability(sympy.Rational(1, 4)),
+                "the same integral rejects Pr = 1/4 (the value if the angle were uniform on [0, 2π))")
 
 
 def stable_rank_formula(r1: sympy.Expr, r2: sympy.Expr, sine: sympy.Expr) -> sympy.Expr:
     """srank(W) = 2/(1 + sqrt(1 − 4ρ² sin² θ)), ρ = r_1 r_2/(r_1² + r_2²), for rows of norms r_1, r_2 at angle θ."""
     rho = r1 * r2 / (r1**2 + r2**2)
     return 2 / (1 + sympy.sqrt(1 - 4 * rho**2 * sine**2))
+
+
+SINGULAR_VALUES = identities("the characteristic polynomial and the stable-rank closed form vanish identically")
 
 
 @claim(
@@ -619,9 +612,8 @@ def stable_rank_formula(r1: sympy.Expr, r2: sympy.Expr, sine: sympy.Expr) -> sym
                "theta))$ with $rho = r_1 r_2 \\/ (r_1^2 + r_2^2)$; so $W$ is close to rank one iff its rows are "
                "nearly parallel or antiparallel, or one row is much shorter than the other."),
     hypotheses=["W ≠ 0"],
-    expected="certified",
-    profiles={"quick": "characteristic polynomial identities; 2000 random matrices against the SVD",
-              "full": "20000 random matrices", "paper": "as full"},
+    conclusions={"σ_(1,2)² and the stable rank in terms of r_1, r_2, θ": "certified"},
+    profiles={"quick": "characteristic polynomial identities", "full": "as quick", "paper": "as quick"},
 )
 def check_approxrank(ctx: Context) -> None:
     r1, r2 = sympy.symbols("r1 r2", positive=True)
@@ -630,34 +622,39 @@ def check_approxrank(ctx: Context) -> None:
     gram = (W * W.T).subs(cosine**2, 1 - sine**2)
     F2, det2 = r1**2 + r2**2, (r1 * r2 * sine) ** 2
     lam = sympy.Symbol("lam")
-    charpoly = is_identically_zero(sympy.expand((gram - lam * sympy.eye(2)).det().subs(cosine**2, 1 - sine**2))
-                                   - (lam**2 - F2 * lam + det2))
+    charpoly = sympy.expand((gram - lam * sympy.eye(2)).det().subs(cosine**2, 1 - sine**2)) - (lam**2 - F2 * lam
+                                                                                               + det2)
     top = (F2 + sympy.sqrt(F2**2 - 4 * det2)) / 2
-    srank = is_identically_zero(sympy.radsimp(F2 / top - stable_rank_formula(r1, r2, sine)))
-    ctx.prove("σ² and stable rank from the characteristic polynomial", "symbolic", charpoly.proved and srank.proved,
-              "det(WWᵀ − λI) = λ² − F²λ + r_1²r_2² sin²θ (" + charpoly.description + "); F²/σ_1² equals the "
-              "closed form (" + srank.description + ")")
 
-    rng = ctx.rng("matrices")
-    count = ctx.pick(2000, 20000)
-    worst = 0.0
-    for _ in range(count):
-        M = rng.normal(size=(2, 2)) * np.exp(rng.uniform(-2, 2, size=(2, 1)))
-        norms = np.linalg.norm(M, axis=1)
-        s = np.sqrt(max(0.0, 1 - (M[0] @ M[1] / (norms[0] * norms[1])) ** 2))
-        rho = norms[0] * norms[1] / (norms @ norms)
-        worst = max(worst, abs(stable_rank(M) - 2 / (1 + np.sqrt(1 - 4 * rho**2 * s**2))) / stable_rank(M))
-    ctx.support("random matrices", "numeric", worst <= 1e-10,
-                f"{count} random W (row scales e^±2): closed form vs SVD stable rank, relative error ≤ 1e-10",
-                {"max_relative_error": worst})
-    wrong = is_identically_zero(sympy.radsimp(F2 / top - stable_rank_formula(r1, r2, cosine)))
-    ctx.control("cos θ in place of sin θ", not wrong.proved,
-                "the same identity check does not prove the formula with cos θ: " + wrong.description)
+    def gap(angle_term: sympy.Expr) -> dict[str, sympy.Expr]:
+        return {"det(WWᵀ − λI) − (λ² − F²λ + r_1²r_2² sin²θ)": charpoly,
+                "F²/σ_1² − 2/(1 + sqrt(1 − 4ρ² sin²θ))": sympy.radsimp(F2 / top
+                                                                       - stable_rank_formula(r1, r2, angle_term))}
+
+    ctx.prove("σ² and stable rank from the characteristic polynomial", "symbolic", SINGULAR_VALUES(gap(sine)),
+              "W = [[r_1, 0], [r_2 cos θ, r_2 sin θ]] (any W up to a rotation on the right): the roots of the "
+              "characteristic polynomial of WWᵀ are σ_(1,2)², and F²/σ_1² equals the closed form")
+    ctx.control("cos θ in place of sin θ", SINGULAR_VALUES(gap(cosine)),
+                "the same identity check refutes the stable-rank formula with cos θ")
+
+
+@criterion("at the scaled interpolant every pre-activation ≠ 0, ∇L = 0 exactly and ‖w_i‖ > Thm 2's radius")
+def stationary_interpolant(output_scale: sympy.Expr, datasets: list[TwoPoints]) -> Decision:
+    results = []
+    for data in datasets:
+        theta = rank_one_interpolant(data) * np.array([1] * 4 + [output_scale] * 4, dtype=object)
+        signs = E.signs(data.X @ theta[:4].reshape(2, 2).T)
+        gradient = E.canonical(data.objective.gradient(theta))
+        radius = thm2_radius(sympy.acos(data.X[0] @ data.X[1]), EXACT)
+        outside = E.sign(neurons(theta)[0][0] @ neurons(theta)[0][0] - radius**2) > 0
+        results.append((bool(np.all(signs != 0)), not np.any(E.signs(gradient)), bool(outside)))
+    return Decision(all(all(r) for r in results), "(kinks avoided, ∇L = 0, outside the radius) = "
+                    + ", ".join(map(str, results)), {"instances": len(results)})
 
 
 @claim(
     id="rank.cex.thm1-stationary",
-    ref="suite-derived (spec extra, after Thm 1)",
+    ref="suite-derived, after Thm 1 (App. A's construction)",
     kind="construction",
     title="Thm 1's rank-one interpolant is a stationary point of gradient flow",
     statement=("At the zero-loss network of Thm 1 every pre-activation is nonzero and $nabla L = 0$, so gradient "
@@ -665,32 +662,14 @@ def check_approxrank(ctx: Context) -> None:
                "$sqrt(2 - 2 cos phi) > min{1\\/2, (sqrt(3)\\/2) cos(phi\\/2)}$, so Thm 2 needs its bound on the "
                "initialization."),
     hypotheses=["Assumptions 1–2"],
-    expected="certified",
-    profiles={"quick": "exact gradients on five exact datasets; float gradient flow to t = 100 on the paper's data",
-              "full": "as quick", "paper": "as quick"},
+    conclusions={"∇L = 0 at Thm 1's interpolant, whose rows exceed Thm 2's radius (five exact datasets)":
+                 "certified"},
+    profiles={"quick": "exact gradients on five exact datasets", "full": "as quick", "paper": "as quick"},
 )
 def check_thm1_stationary(ctx: Context) -> None:
-    results = []
-    for data in exact_obtuse_datasets():
-        theta = rank_one_interpolant(data)
-        signs = E.signs(data.X @ theta[:4].reshape(2, 2).T)
-        gradient = E.canonical(data.objective.gradient(theta))
-        radius = thm2_radius(sympy.acos(data.X[0] @ data.X[1]), EXACT)
-        outside = E.sign(neurons(theta)[0][0] @ neurons(theta)[0][0] - radius**2) > 0
-        results.append((bool(np.all(signs != 0)), not np.any(E.signs(gradient)), bool(outside)))
-    ctx.prove("exact stationarity", "exact", all(all(r) for r in results),
+    datasets = exact_obtuse_datasets()
+    ctx.prove("exact stationarity", "exact", stationary_interpolant(sympy.Integer(1), datasets),
               "five exact datasets: all pre-activations nonzero (the field is polynomial near θ, so the flow is "
-              "unique and constant), ∇L = 0 exactly, and ‖w_i‖ exceeds Thm 2's radius",
-              {"instances": len(results)})
-    data = paper_data().as_float()
-    theta = rank_one_interpolant(data)
-    run = GradientFlow(data.objective).solve(theta, 100.0)
-    drift = float(np.max(np.abs(run.final - theta)))
-    ctx.support("float flow stays", "numeric", drift <= 1e-12, "gradient flow to t = 100 moves θ by ≤ 1e-12",
-                {"max_drift": drift})
-
-    exact = paper_data(exact=True)
-    moved = rank_one_interpolant(exact) * np.array([1] * 4 + [sympy.Rational(101, 100)] * 4, dtype=object)
-    gradient = E.canonical(exact.objective.gradient(moved))
-    ctx.control("output layer scaled by 1.01", bool(np.any(E.signs(gradient))),
+              "unique and constant), ∇L = 0 exactly, and ‖w_i‖ exceeds Thm 2's radius")
+    ctx.control("output layer scaled by 1.01", stationary_interpolant(sympy.Rational(101, 100), datasets),
                 "the same exact stationarity check rejects the perturbed point (∇L ≠ 0)")
