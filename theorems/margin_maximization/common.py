@@ -1,6 +1,6 @@
 """Paper 001's constructions as shared objects: their files, the checker's verdicts as evidence, the parametric
-families of Remark 3.1, the normalized gradient flow (spec D5), the exponential-integral closed forms of the
-one-dimensional reductions (D6), and the loss thresholds behind the hypothesis "L(θ(t₀)) < 1".
+families of Remark 3.1, the normalized gradient flow, the exponential-integral closed forms of the
+one-dimensional reductions, and the loss thresholds behind the hypothesis "L(θ(t₀)) < 1".
 
 Single source of every construction: its file in ``examples/constructions/`` (data, the KKT point θ̃, θ(0), the
 witness curve). :func:`document` returns a file's parsed content for variants (another point, activation or
@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import hashlib
 import json
 import math
 import tomllib
@@ -32,7 +33,7 @@ from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
 from verify import Context
-from verify.claim import EvidenceKind, Verdict
+from verify.claim import Criterion, Decision, EvidenceKind, Verdict
 from verify.construction import Construction, load_construction
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "constructions"
@@ -53,7 +54,7 @@ FILES = {
     "rem3.1": "margin_rem3_1_delta.toml",
     "lemC.6-delta": "margin_lemC6_delta.toml",
 }
-THM51_DEPTHS = (3, 4, 5, 10)  # the depths the spec lists for Theorem 5.1
+THM51_DEPTHS = (3, 4, 5, 10)  # the depths checked for Theorem 5.1 (instances)
 LOSSES = ("exponential", "logistic")
 FLOW_RTOL = 1e-8  # normalized flow (LSODA): R(θ) at ‖θ‖ = 300 agrees with rtol 1e-10 to ~1e-12
 RIGOROUS = (EvidenceKind.EXACT, EvidenceKind.INTERVAL, EvidenceKind.SYMBOLIC)
@@ -121,43 +122,96 @@ def holds(res: Any) -> bool | None:
     return False if res.verdict is Verdict.REFUTED else None
 
 
-def record(ctx: Context, name: str, res: Any, asserts: bool, figures: Mapping[str, Any] | None = None) -> bool:
-    """A checker property result as evidence for a statement asserting that the property holds (``asserts``) or
-    fails: agreement is a proof when the result is exact/interval, else support; disagreement is a counterexample
-    when rigorous, else failed support. Returns whether the result agrees with the statement."""
+# -- the checker's answers as criteria -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Source:
+    """A construction document as a criterion argument: shown by its label, told apart by its content."""
+
+    label: str
+    text: str  # the document as canonical JSON
+
+    def __repr__(self) -> str:
+        return f"{self.label} #{hashlib.sha256(self.text.encode()).hexdigest()[:8]}"
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        return json.loads(self.text)
+
+
+def source(name: str) -> Source:
+    """A paper construction file as a criterion argument."""
+    return edited(FILES[name], document(name))
+
+
+def edited(label: str, doc: Mapping[str, Any]) -> Source:
+    """An edited document (another point, data or activation) as a criterion argument."""
+    return Source(label, json.dumps(doc, sort_keys=True, default=str))
+
+
+@functools.cache
+def checked(src: Source) -> Any:
+    """``verify check`` on a source (cached: several claims and controls ask for the same one)."""
+    return check(src.doc)
+
+
+@functools.cache
+def built(src: Source) -> Construction:
+    """The validated construction of a source."""
+    return load_construction(src.doc)
+
+
+def _property_result(src: Source, prop: str) -> Any:
+    name, _, occurrence = prop.partition(" #")
+    return result(checked(src), name, occurrence=int(occurrence) - 1 if occurrence else 0)
+
+
+def _property_as_asserted(construction: Source, prop: str, asserts: bool) -> Decision:
+    res = _property_result(construction, prop)
     decided = holds(res)
-    agrees = decided is not None and decided == asserts
-    rigorous = res.evidence in RIGOROUS
     detail = f"{res.name}: {res.verdict.value} ({res.evidence.value}): {res.detail}"
-    data = dict(res.figures) | dict(figures or {}) | {"seconds": round(res.seconds, 3)}
-    if agrees and rigorous:
-        ctx.prove(name, res.evidence.value, True, detail, data)
-    elif agrees:
-        ctx.support(name, "numeric", True, detail, data)
-    elif decided is not None and rigorous:
-        ctx.counterexample(name, res.evidence.value, True, detail, data)
+    figures = dict(res.figures) | {"seconds": round(res.seconds, 3), "checker_evidence": res.evidence.value}
+    return Decision(None if decided is None else decided == asserts, detail, figures)
+
+
+PROPERTY = Criterion("verify check decides the property as the statement asserts", _property_as_asserted)
+
+
+def record(ctx: Context, name: str, src: Source, prop: str, asserts: bool, conclusion: str) -> bool:
+    """A checker property (``"kkt"``, ``"layer_optimum (layer 1)"``, ``"local_optimum #2"`` for the second one) as
+    evidence for a conclusion asserting that it holds (``asserts``) or fails: a proof when the checker's evidence is
+    exact/interval, else numeric support; a rigorous disagreement is a counterexample. Returns agreement."""
+    application = PROPERTY(src, prop, asserts)
+    kind = application.decision.figures.get("checker_evidence", "numeric")
+    rigorous = kind in {k.value for k in RIGOROUS}
+    if application.holds is False and rigorous:
+        ctx.counterexample(name, kind, PROPERTY(src, prop, not asserts), conclusion=conclusion)
+    elif rigorous:
+        ctx.prove(name, kind, application, conclusion=conclusion)
     else:
-        ctx.support(name, "numeric", False, detail, data)
-    return agrees
+        ctx.support(name, "numeric", application, conclusion=conclusion)
+    return bool(application)
 
 
-def rejects(res: Any, asserts: bool) -> bool:
-    """A negative control is rejected when the checker decides against what the perturbed statement asserts."""
-    decided = holds(res)
-    return decided is not None and decided != asserts
-
-
-def record_report(ctx: Context, prefix: str, rep: Any, asserted: Mapping[str, bool]) -> bool:
-    """Every property of a report as evidence: ``asserted`` maps property names (``"kkt"``, ``"layer_optimum
-    (layer 1)"``, …; repeated names get ``#2``, ``#3``) to what the statement asserts. Returns whether all agree."""
+def record_report(ctx: Context, prefix: str, src: Source, asserted: Mapping[str, bool],
+                  conclusions: Mapping[str, str]) -> bool:
+    """Every listed property of a source's report as evidence: ``asserted`` maps property keys (``"kkt"``,
+    ``"layer_optimum (layer 1)"``, …; repeated names get ``#2``, ``#3``) to what the statement asserts,
+    ``conclusions`` maps each check name (``"kkt"``, ``"layer_optimum"``) to the conclusion it bears on."""
     seen: dict[str, int] = {}
     agree = True
-    for res in rep.results:
+    for res in checked(src).results:
         seen[res.name] = seen.get(res.name, 0) + 1
         key = res.name if seen[res.name] == 1 else f"{res.name} #{seen[res.name]}"
         if key in asserted:
-            agree &= record(ctx, f"{prefix}: {key}", res, asserted[key])
+            base = res.name.split(" (layer")[0]
+            agree &= record(ctx, f"{prefix}: {key}", src, key, asserted[key], conclusions[base])
     return agree
+
+
+def control_property(ctx: Context, name: str, src: Source, prop: str, asserts: bool, change: str) -> bool:
+    """A negative control: the same checker criterion on a perturbed construction, rejected when the checker
+    decides against the assertion there."""
+    return ctx.control(name, PROPERTY(src, prop, asserts), change)
 
 
 # -- Remark 3.1's families ---------------------------------------------------------------------------------------
@@ -228,7 +282,7 @@ def loss_enclosure(loss: str, margins: Sequence[Any], dps: int = 50) -> Any:
 
 def separation_threshold(loss: str) -> Any:
     """ℓ(0) as an mpmath interval: L < ℓ(0) forces every margin to be positive (ℓ is decreasing); it is 1 for
-    the exponential loss and log 2 for the logistic loss (spec issue I1)."""
+    the exponential loss and log 2 for the logistic loss (not 1, as the gloss of Thm 2.1 has it)."""
     return mpmath.iv.mpf(1) if loss == "exponential" else mpmath.iv.log(mpmath.iv.mpf(2))
 
 
@@ -246,7 +300,7 @@ def worst_margin_below(loss: str, threshold: Any) -> Any:
         return -mpmath.log(mpmath.expm1(threshold))
 
 
-# -- normalized gradient flow (D5) -----------------------------------------------------------------------------
+# -- normalized gradient flow ----------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class FlowLimit:
     """A normalized (arc-length) gradient flow stopped at ‖θ‖ = ``norm``, and its margin-1 rescaling θ̂."""
@@ -293,7 +347,7 @@ def flow_of(name: str, loss: str | None = None, theta0: np.ndarray | None = None
                            loss or c.loss, norm)
 
 
-# -- closed forms of the one-dimensional reductions (D6) ---------------------------------------------------------
+# -- closed forms of the one-dimensional reductions -------------------------------------------------------------
 def ei_potential(q: Any, loss: str) -> Any:
     """F(q) with dF/dq = 1/(q·r(q)), r = −ℓ': Ei(q) (exponential), log q + Ei(q) (logistic). A reduction
     q' = κ q r(q) then integrates to F(q(t)) = F(q(0)) + κ t."""
@@ -347,7 +401,7 @@ def closed_form_agreement(name: str, sample: int, start: Any, rate: Any, loss: s
 
 # -- evidence about a construction's flow and limit point -------------------------------------------------------
 SLOPES = (sympy.Integer(0), sympy.Rational(1, 2), sympy.Integer(1))  # σ'(0) choices
-PERTURBATION = 1e-6  # spec I11: the symmetric initializations are knife-edge
+PERTURBATION = 1e-6  # the symmetric initializations are knife-edge
 LIMIT_TOLERANCE = 1e-4  # R(θ) and θ̂ at ‖θ‖ = 1000 (directions settle like 1/‖θ‖² when margins differ, Lemma C.6)
 
 
@@ -389,64 +443,138 @@ def nonzero_incoming(model, theta: np.ndarray) -> bool:
     return all(np.any(E.signs(row) != 0) for row in W)
 
 
-def record_closed_forms(ctx: Context, name: str, reductions: list[tuple[str, int, str, int]]) -> None:
+def _at(construction: Source) -> tuple[Any, np.ndarray, np.ndarray]:
+    c = built(construction)
+    return c.model, c.X, c.Y
+
+
+FROZEN = Criterion("every margin's gradient vanishes in these coordinates at θ, for σ'(0) ∈ {0, 1/2, 1} (exact)",
+                   lambda construction, theta, coordinates: frozen_coordinates(_at(construction)[0], theta,
+                                                                               _at(construction)[1],
+                                                                               list(coordinates)))
+RAY = Criterion("equal margins and Σ_i y_i∇Φ(θ; x_i) ∝ θ for σ'(0) ∈ {0, 1/2, 1} (exact): the flow stays on the "
+                "ray of θ", lambda construction, theta: flow_stays_on_ray(*_at(construction)[:1], theta,
+                                                                          *_at(construction)[1:]))
+NONZERO_INPUTS = Criterion("every hidden pre-activation is non-zero at θ (exact)",
+                           lambda construction, theta: nonzero_inputs(_at(construction)[0], theta,
+                                                                      _at(construction)[1]))
+NONZERO_INCOMING = Criterion("every first-layer neuron has a non-zero incoming weight vector at θ (exact)",
+                             lambda construction, theta: nonzero_incoming(_at(construction)[0], theta))
+
+
+@functools.cache
+def _agreement(name: str, sample: int, start: str, rate: int, loss: str) -> ClosedFormAgreement:
+    return closed_form_agreement(name, sample, start, rate, loss)
+
+
+def _closed_form_matches(construction: str, sample: int, start: str, rate: int, loss: str,
+                         tolerance: float) -> Decision:
+    agreement = _agreement(construction, sample, start, rate, loss)
+    return Decision(bool(agreement.worst <= tolerance),
+                    f"F(q(t)) = F({start}) + {rate}t with F = {'Ei' if loss == 'exponential' else 'log + Ei'}: the "
+                    f"network's real-time flow (log clock) matches at t = 1 … 1e12 to {agreement.worst:.1e} "
+                    f"(relative; threshold {tolerance:g})",
+                    {"worst": agreement.worst, "tolerance": tolerance, "q_at_1e12": agreement.margins[-1],
+                     "evaluations": agreement.evaluations})
+
+
+CLOSED_FORM = Criterion("the real-time flow's margin follows F(q(t)) = F(q(0)) + κt", _closed_form_matches)
+
+
+def record_closed_forms(ctx: Context, name: str, reductions: list[tuple[str, int, str, int]], conclusion: str) -> None:
     """Each reduction (what, sample, q(0), κ): the real-time flow's margin against F(q(t)) = F(q(0)) + κt for
-    both losses, with the control κ → 2κ rejected by the same comparison."""
+    both losses, with the control κ → 2κ rejected by the same criterion."""
     for what, sample, start, rate in reductions:
         for loss in LOSSES:
-            agreement = closed_form_agreement(name, sample, start, rate, loss)
-            ctx.support(f"closed form of {what} ({loss})", "numeric", agreement.agrees,
-                        f"F(q(t)) = F({start}) + {rate}t with F = {'Ei' if loss == 'exponential' else 'log + Ei'}: "
-                        f"the network's real-time flow (log clock) matches at t = 1 … 1e12 to {agreement.worst:.1e} ≤ "
-                        f"{CLOSED_FORM_TOLERANCE:g} (relative)",
-                        {"worst": agreement.worst, "q_at_1e12": agreement.margins[-1],
-                         "evaluations": agreement.evaluations})
-        wrong = closed_form_agreement(name, sample, start, 2 * rate, "exponential")
-        ctx.control(f"closed form of {what} with rate {2 * rate}", not wrong.agrees,
-                    f"the same comparison with κ = {2 * rate} deviates by {wrong.worst:.2e}")
+            ctx.support(f"closed form of {what} ({loss})", "numeric",
+                        CLOSED_FORM(name, sample, start, rate, loss, CLOSED_FORM_TOLERANCE), conclusion=conclusion)
+        ctx.control(f"closed form of {what} with rate {2 * rate}",
+                    CLOSED_FORM(name, sample, start, 2 * rate, "exponential", CLOSED_FORM_TOLERANCE),
+                    f"wrong rate: κ = {rate} → {2 * rate}")
 
 
-def record_separation(ctx: Context, name: str) -> None:
-    """L(θ(0)) < ℓ(0) for both losses (the hypothesis of Thm 2.1, in the form that forces positive margins)."""
+def _loss_below_zero_loss(loss: str, margins: tuple[str, ...]) -> Decision:
+    value = loss_enclosure(loss, [sympy.sympify(q) for q in margins])
+    threshold = separation_threshold(loss)
+    return Decision(strictly_below(value, threshold),
+                    f"Σℓ(q_i) ∈ [{float(value.a):.6f}, {float(value.b):.6f}] against ℓ(0) ∈ "
+                    f"[{float(threshold.a):.6f}, {float(threshold.b):.6f}] (interval arithmetic)",
+                    {"loss_low": float(value.a), "loss_high": float(value.b), "threshold": float(threshold.a)})
+
+
+SEPARATES = Criterion("Σ_i ℓ(q_i) < ℓ(0) (interval): then every margin is positive", _loss_below_zero_loss)
+
+
+def initial_margins(name: str) -> tuple[str, ...]:
+    """The exact margins at a construction's θ(0) (as strings)."""
     c = construction(name)
-    q = E.canonical(c.Y * c.model.forward(E.to_exact(c.theta0), c.X)[:, 0])
+    return tuple(str(q) for q in E.canonical(c.Y * c.model.forward(E.to_exact(c.theta0), c.X)[:, 0]))
+
+
+def record_separation(ctx: Context, name: str, conclusion: str) -> None:
+    """L(θ(0)) < ℓ(0) for both losses (the hypothesis of Thm 2.1, in the form that forces positive margins); the
+    control flips the sign of the first margin (a misclassified sample at θ(0))."""
+    q = initial_margins(name)
     for loss in LOSSES:
-        value = loss_enclosure(loss, list(q))
-        ctx.prove(f"{loss}: L(θ(0)) < ℓ(0)", "interval", strictly_below(value, separation_threshold(loss)),
-                  f"margins {tuple(q)} at θ(0): L ∈ [{float(value.a):.6f}, {float(value.b):.6f}] < ℓ(0)")
+        ctx.prove(f"{loss}: L(θ(0)) < ℓ(0)", "interval", SEPARATES(loss, q), f"margins {q} at θ(0)",
+                  conclusion=conclusion)
+    flipped = (str(-sympy.sympify(q[0])),) + q[1:]
+    ctx.control("L(θ(0)) < ℓ(0) with the first sample misclassified", SEPARATES("exponential", flipped),
+                "dropped hypothesis: the first margin's sign flipped")
 
 
-def limits_agree(ctx: Context, name: str, slopes: bool, knife: bool = False) -> None:
-    """Normalized flows from the file's θ(0) with both losses (and every σ'(0) for ReLU kinks) end at the file's
-    KKT point: R(θ) = ‖θ̃‖² and the same direction. ``knife``: also report where a perturbed θ(0) ends."""
+@functools.cache
+def _limits(name: str, slopes: bool) -> tuple[tuple[np.ndarray, float, str], ...]:
     c = construction(name)
-    target = float(E.dot(c.theta, c.theta))
-    rows, worst = [], 0.0
     models = [dataclasses.replace(c.float_model, relu_slope_at_zero=float(s)) for s in SLOPES] if slopes \
         else [c.float_model]
+    out = []
     for model in models:
         for loss in LOSSES:
             flow = normalized_flow(model, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float), c.theta0,
                                    loss, norm=1000.0)
-            gap = float(np.linalg.norm(flow.rescaled - np.asarray(c.theta, dtype=float)))
-            worst = max(worst, abs(flow.cost - target) / target, gap)
-            rows.append(f"{loss}, σ'(0) = {model.relu_slope_at_zero:g}: R = {flow.cost:.10g}")
-    figures = {"worst": worst, "target": target} | ({"knife_edge_R": knife_edge(name)} if knife else {})
-    perturbed = (f"; from θ(0) + 1e-6 noise the flow ends at R = {figures['knife_edge_R']:.6g} instead (spec I11)"
-                 if knife else "")
-    ctx.support("GF limit: both losses" + (", every σ'(0)" if slopes else ""), "numeric", worst <= LIMIT_TOLERANCE,
-                f"arc-length flow to ‖θ‖ = 1000 from the file's θ(0): {'; '.join(rows)}; θ̂ and R within {worst:.1e} of "
-                f"θ̃ and ‖θ̃‖² (≤ {LIMIT_TOLERANCE:g}, finite-time proxy){perturbed}", figures)
+            out.append((flow.rescaled, flow.cost, f"{loss}, σ'(0) = {model.relu_slope_at_zero:g}"))
+    return tuple(out)
+
+
+def _limits_reach(construction: str, target: np.ndarray, slopes: bool, tolerance: float) -> Decision:
+    target = np.asarray(target, dtype=float)
+    squared, rows, worst = float(target @ target), [], 0.0
+    for rescaled, cost, label in _limits(construction, slopes):
+        worst = max(worst, abs(cost - squared) / squared, float(np.linalg.norm(rescaled - target)))
+        rows.append(f"{label}: R = {cost:.10g}")
+    return Decision(bool(worst <= tolerance), f"arc-length flows to ‖θ‖ = 1000 from the file's θ(0): {'; '.join(rows)}; "
+                    f"θ̂ and R within {worst:.1e} of the target and its squared norm {squared:.10g} (threshold "
+                    f"{tolerance:g}, finite-time proxy)", {"worst": worst, "tolerance": tolerance, "target": squared})
+
+
+LIMITS = Criterion("normalized flows of both losses end at the target direction and norm", _limits_reach)
+
+
+def limits_agree(ctx: Context, name: str, slopes: bool, conclusion: str, knife: bool = False) -> None:
+    """Normalized flows from the file's θ(0) with both losses (and every σ'(0) for ReLU kinks) end at the file's
+    KKT point: R(θ) = ‖θ̃‖² and the same direction; the control moves the target's first coordinate by 1/10.
+    ``knife``: also report where a perturbed θ(0) ends."""
+    c = construction(name)
+    target = np.asarray(c.theta, dtype=float)
+    figures = {"knife_edge_R": knife_edge(name)} if knife else {}
+    perturbed = (f"from θ(0) + 1e-6 noise the flow ends at R = {figures['knife_edge_R']:.6g} instead (the symmetric "
+                 "initialization is knife-edge)" if knife else "")
+    ctx.support("GF limit: both losses" + (", every σ'(0)" if slopes else "") + f" ({name})", "numeric",
+                LIMITS(name, target, slopes, LIMIT_TOLERANCE), perturbed, figures, conclusion=conclusion)
+    moved = target.copy()
+    moved[int(np.flatnonzero(target)[0])] += 0.1
+    ctx.control(f"GF limit against a moved target ({name})", LIMITS(name, moved, slopes, LIMIT_TOLERANCE),
+                "wrong limit: one non-zero coordinate of θ̃ moved by 1/10")
 
 
 def knife_edge(name: str) -> float:
-    """R(θ) at ‖θ‖ = 1000 from θ(0) + a 1e-6 Gaussian perturbation (spec I11): the symmetric limits are unstable."""
+    """R(θ) at ‖θ‖ = 1000 from θ(0) + a 1e-6 Gaussian perturbation: the symmetric limits are unstable."""
     c = construction(name)
     rng = np.random.default_rng(0)
     start = c.theta0 + PERTURBATION * rng.standard_normal(c.theta0.shape)
     return normalized_flow(c.float_model, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float), start,
-                             c.loss, norm=1000.0).cost
-
+                           c.loss, norm=1000.0).cost
 
 
 # -- Theorem 3.2's initializations ------------------------------------------------------------------------------
