@@ -280,3 +280,18 @@ def test_cli_list_markdown_shows_latest_verdicts(toy_registry, tmp_path, capsys)
     assert "| `rank.toy.certified` | Lemma 0 | x² ≥ 0 | certified | certified |" in rows[2]
     assert "| **toothless** |" in next(r for r in rows if "align.toy.toothless" in r)
     assert "| not run |" in next(r for r in rows if "margin.toy.confirmed" in r)
+
+
+def test_audit_passes_the_rules_output_and_catches_labels_that_say_more(toy_registry):
+    from verify.audit import audit
+
+    run = run_claims(select(["rank.toy.certified", "tensor.toy.refuted", "margin.toy.confirmed"]), seed=2).to_json()
+    assert audit(run) == []
+    certified, refuted, confirmed = run["results"]
+    confirmed["conclusions"][0]["verdict"] = "certified"  # numeric evidence labelled certified
+    refuted["evidence"][0]["kind"] = "numeric"  # a numerical counterexample labelled refuted
+    certified["evidence"][1]["perturbs"] = None  # a control not tied to its criterion call
+    problems = audit(run)
+    assert any("margin.toy.confirmed / f(t) → 0: certified on non-rigorous" in p for p in problems)
+    assert any("tensor.toy.refuted / a ≤ b: refuted without a rigorous counterexample" in p for p in problems)
+    assert any("rank.toy.certified: control #1" in p for p in problems)
