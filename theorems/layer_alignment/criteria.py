@@ -22,3 +22,21 @@ def both_zero(first: ZeroTest, second: ZeroTest) -> Decision:
     if first.refuted or second.refuted:
         return Decision(False, f"{first.description}; {second.description}")
     return Decision(None, f"{first.description}; {second.description}")
+
+
+class Named:
+    """A criterion argument shown by its name (flow runs, data sets): the report shows the name, not the arrays,
+    and two arguments differ exactly when their names do."""
+
+    def __init__(self, name: str, value) -> None:
+        self.name = name
+        self.value = value
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def runs_named(runs, what: str = "runs") -> Named:
+    """A list of flow runs named by their labels."""
+    runs = list(runs)
+    return Named(f"{len(runs)} {what}: " + "; ".join(run.label for run in runs), runs)
