@@ -295,3 +295,13 @@ def test_audit_passes_the_rules_output_and_catches_labels_that_say_more(toy_regi
     assert any("margin.toy.confirmed / f(t) → 0: certified on non-rigorous" in p for p in problems)
     assert any("tensor.toy.refuted / a ≤ b: refuted without a rigorous counterexample" in p for p in problems)
     assert any("rank.toy.certified: control #1" in p for p in problems)
+
+
+def test_run_seeds_reports_the_seeds_that_missed(toy_registry):
+    from verify.runner import run_seeds, seed_misses, seed_range
+
+    seeds = seed_range(5, 3)
+    runs = run_seeds(select(["rank.toy.certified", "align.toy.toothless"]), Profile.QUICK, seeds)
+    assert list(runs) == [5, 6, 7] and all(run.provenance["seeds"] == seeds for run in runs.values())
+    assert [run.provenance["seed"] for run in runs.values()] == seeds
+    assert seed_misses(runs) == {"align.toy.toothless": [(5, "toothless"), (6, "toothless"), (7, "toothless")]}

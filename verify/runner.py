@@ -136,6 +136,30 @@ def provenance(profile: Profile, seed: int) -> dict[str, Any]:
     }
 
 
+def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
+               on_result: Callable[[ClaimResult, int], None] | None, scheduler: str | None, device: str | None,
+               after_each: Callable[[ClaimResult], None] | None) -> dict[tuple[str, int], ClaimResult]:
+    """Run (claim, seed) tasks, in a spawned process pool when jobs > 1; results by (claim id, seed)."""
+    results: dict[tuple[str, int], ClaimResult] = {}
+    if jobs <= 1:
+        for item, seed in tasks:
+            results[item.id, seed] = _run_then(item, profile, seed, scheduler, device, after_each)
+            if on_result:
+                on_result(results[item.id, seed], seed)
+        return results
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
+    context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(_run_by_id, c.id, profile.value, seed, scheduler, device, after_each): seed
+                   for c, seed in tasks}
+        for future in as_completed(futures):
+            result, seed = future.result(), futures[future]
+            results[result.id, seed] = result
+            if on_result:
+                on_result(result, seed)
+    return results
+
+
 def run_claims(
     claims: Sequence[Claim],
     profile: Profile = Profile.QUICK,
@@ -151,24 +175,50 @@ def run_claims(
     ``after_each`` (a module-level function, so that it pickles) runs on each result in the process that ran the
     claim, e.g. to draw its plots ahead of a report; ``on_result`` runs in this process.
     """
-    info = provenance(profile, seed)
+    return run_seeds(claims, profile, [seed], jobs, None if on_result is None else lambda r, _: on_result(r),
+                     scheduler, device, after_each)[seed]
+
+
+def seed_range(first: int, count: int) -> list[int]:
+    """``count`` seeds from ``first`` on: the seeds of ``verify run --seeds N`` (from the run's ``--seed``)."""
+    return list(range(first, first + count))
+
+
+def run_seeds(
+    claims: Sequence[Claim],
+    profile: Profile,
+    seeds: Sequence[int],
+    jobs: int = 1,
+    on_result: Callable[[ClaimResult, int], None] | None = None,
+    scheduler: str | None = None,
+    device: str | None = None,
+    after_each: Callable[[ClaimResult], None] | None = None,
+) -> dict[int, RunResults]:
+    """Run every claim at every seed (one pool for all of them); one :class:`RunResults` per seed, in order.
+
+    A claim's verdict must not depend on the seed: :func:`seed_misses` lists the (claim, seed) pairs that missed.
+    """
+    if not seeds:
+        raise ValueError("at least one seed")
     start = time.perf_counter()
-    results: dict[str, ClaimResult] = {}
-    if jobs <= 1:
-        for item in claims:
-            results[item.id] = _run_then(item, profile, seed, scheduler, device, after_each)
-            if on_result:
-                on_result(results[item.id])
-    else:
-        os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
-        context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {pool.submit(_run_by_id, c.id, profile.value, seed, scheduler, device, after_each): c.id
-                       for c in claims}
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.id] = result
-                if on_result:
-                    on_result(result)
-    info["wall_seconds"] = round(time.perf_counter() - start, 3)
-    return RunResults(info, tuple(results[c.id] for c in claims))
+    tasks = [(c, seed) for seed in seeds for c in claims]
+    results = _run_tasks(tasks, profile, jobs, on_result, scheduler, device, after_each)
+    wall = round(time.perf_counter() - start, 3)
+    runs = {}
+    for seed in seeds:
+        info = provenance(profile, seed)
+        info["wall_seconds"] = wall
+        if len(seeds) > 1:
+            info["seeds"] = list(seeds)
+        runs[seed] = RunResults(info, tuple(results[c.id, seed] for c in claims))
+    return runs
+
+
+def seed_misses(runs: Mapping[int, RunResults]) -> dict[str, list[tuple[int, str]]]:
+    """Claim id → [(seed, verdict)] for every seed at which the claim missed its expected verdict."""
+    misses: dict[str, list[tuple[int, str]]] = {}
+    for seed, run in runs.items():
+        for result in run.results:
+            if not result.ok:
+                misses.setdefault(result.id, []).append((seed, result.verdict.value))
+    return misses
