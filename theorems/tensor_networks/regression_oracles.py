@@ -18,8 +18,10 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy
@@ -31,6 +33,7 @@ from numerics.flows import FlowStatus, GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.newton import NewtonResult, damped_newton
 from numerics.tensor_network import LinearTensorNetwork
+from verify import Decision, criterion
 
 CLOSED_FORM_DEPTHS = (2, 3, 4)  # depths with q_L(s) in closed form
 
@@ -153,6 +156,61 @@ def symbolic_H_of_q(depth: int) -> sympy.Expr:
 def relative_gap(a: np.ndarray, b: np.ndarray) -> float:
     """max |a − b| / max(1, max |b|): the error measure of every limit comparison."""
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+# -- criteria shared by the regression claims ----------------------------------------------------------------
+def _digest(value: Any, sink: Any) -> None:
+    if isinstance(value, np.ndarray):
+        sink.update(str((value.shape, value.dtype)).encode())
+        sink.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, (list, tuple)):
+        sink.update(f"[{len(value)}".encode())
+        for item in value:
+            _digest(item, sink)
+    elif isinstance(value, dict):
+        for key in sorted(value, key=str):
+            sink.update(str(key).encode())
+            _digest(value[key], sink)
+    else:
+        sink.update(repr(value).encode())
+
+
+class Bundle(tuple):
+    """Several arrays (the runs of a sweep) passed to a criterion as one argument: the report shows their number and
+    a digest, and two bundles differ exactly when some entry differs."""
+
+    def __new__(cls, items: Sequence[Any]) -> Bundle:
+        return super().__new__(cls, tuple(np.asarray(item, dtype=float) for item in items))
+
+    def __repr__(self) -> str:
+        sink = hashlib.sha256()
+        _digest(list(self), sink)
+        return f"{len(self)} arrays #{sink.hexdigest()[:16]}"
+
+
+class Records(tuple):
+    """Records of several runs (dicts of arrays and numbers) passed to a criterion as one argument, shown by their
+    number and a digest of their contents."""
+
+    def __repr__(self) -> str:
+        sink = hashlib.sha256()
+        _digest(list(self), sink)
+        return f"{len(self)} runs #{sink.hexdigest()[:16]}"
+
+
+def relative_gaps(limits: Sequence[np.ndarray], references: Sequence[np.ndarray]) -> np.ndarray:
+    return np.array([relative_gap(a, b) for a, b in zip(limits, references, strict=True)])
+
+
+@criterion("every limit within tolerance of its reference: max |a − b| / max(1, max |b|) ≤ tolerance")
+def limits_match(limits: Bundle, references: Bundle, tolerance: float) -> Decision:
+    gaps = relative_gaps(limits, references)
+    worst = int(np.argmax(gaps))
+    holds = bool(np.all(gaps <= tolerance))
+    return Decision(holds, f"largest relative gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}) "
+                           f"{'≤' if holds else '>'} tolerance {tolerance:g}",
+                    {"max_relative_gap": float(gaps[worst]), "min_relative_gap": float(np.min(gaps)),
+                     "tolerance": tolerance})
 
 
 # -- Theorem 4: Q and its constrained minimizer --------------------------------------------------------------
