@@ -481,6 +481,27 @@ def _closed_form_matches(construction: str, sample: int, start: str, rate: int, 
 CLOSED_FORM = Criterion("the real-time flow's margin follows F(q(t)) = F(q(0)) + κt", _closed_form_matches)
 
 
+def nudged(theta: np.ndarray) -> np.ndarray:
+    """θ with its first zero entry set to 1/2 (or its first entry raised by 1/2): a control point off the ray."""
+    out = np.array(E.to_exact(theta), dtype=object)
+    zeros = np.flatnonzero(E.signs(out) == 0)
+    k = int(zeros[0]) if len(zeros) else 0
+    out[k] = out[k] + sympy.Rational(1, 2)
+    return out
+
+
+def record_ray(ctx: Context, name: str, conclusion: str, control: bool = True, exact_start: bool = False) -> None:
+    """The flow from the file's θ(0) stays on its ray (exact); the control asks the same at a nudged θ(0).
+    ``exact_start``: θ(0) is θ̃ itself (the file's θ(0) is its float rounding)."""
+    src, c = source(name), construction(name)
+    theta0 = E.to_exact(c.theta if exact_start else c.theta0)
+    ctx.prove(f"{name}: the flow stays on the ray of θ(0)", "exact", RAY(src, theta0),
+              "Σ_i ∇q_i(θ(0)) is a multiple of θ(0) with equal margins, exactly", conclusion=conclusion)
+    if control:
+        ctx.control(f"{name}: ray invariance at a nudged θ(0)", RAY(src, nudged(theta0)),
+                    "another initialization: one entry of θ(0) moved by 1/2")
+
+
 def record_closed_forms(ctx: Context, name: str, reductions: list[tuple[str, int, str, int]], conclusion: str) -> None:
     """Each reduction (what, sample, q(0), κ): the real-time flow's margin against F(q(t)) = F(q(0)) + κt for
     both losses, with the control κ → 2κ rejected by the same criterion."""
