@@ -38,7 +38,7 @@ from theorems.layer_alignment.common import (
     risk,
     run_flow,
 )
-from theorems.layer_alignment.criteria import Named, runs_named, zero_decision
+from theorems.layer_alignment.criteria import Named, both_zero, runs_named, zero_decision
 from verify import Context, claim, criterion, line, plain
 
 SLACK = 1e-9  # float64 allowance for inequalities asserted at checkpoints, relative to the size of their terms
@@ -377,6 +377,48 @@ def _random_labels(rng: np.random.Generator, n: int, d: int) -> Dataset:
     return Dataset(f"random labels (n={n}, d={d})", points)
 
 
+@criterion("Lemma 2 (a): F_k² − σ_k² ≤ bound_k at every checkpoint (relative slack ≥ −tolerance)")
+def bound_a_holds(runs: Named, constant: Callable, tolerance: float):
+    worst = min(lemma2_slacks(run, constant=constant)[0] for run in runs.value)
+    return worst >= -tolerance, f"min relative slack {worst:.3g} (threshold −{tolerance:g})", {"min_slack": worst}
+
+
+def _paper_numerator(D: float, upper: float, lower: float) -> float:
+    return D + upper + lower
+
+
+def _no_numerator(D: float, upper: float, lower: float) -> float:
+    return 0.0
+
+
+@criterion("Lemma 2 (b): ⟨v_(k+1), u_k⟩² ≥ 1 − numerator/σ_(k+1)² at every checkpoint (relative slack ≥ −tolerance)")
+def bound_b_holds(runs: Named, numerator: Callable, tolerance: float):
+    worst = min(lemma2_slacks(run, alignment_numerator=numerator)[1] for run in runs.value)
+    return worst >= -tolerance, f"min relative slack {worst:.3g} (threshold −{tolerance:g})", {"min_slack": worst}
+
+
+def _top_right(state) -> np.ndarray:
+    return state.right[0]
+
+
+def _second_right(state) -> np.ndarray:
+    return np.linalg.svd(state.layers[0])[2][1]
+
+
+@criterion("finite-time proxy of (c): 1 − |⟨w_prod/∏F_k, v⟩| nonincreasing for t ≥ 1e2 and smaller at the end than "
+           "at t = 1e2, on every run")
+def product_aligns(runs: Named, vector: Callable):
+    ok, finals = True, []
+    for run in runs.value:
+        after = run.t >= 1e2
+        gap = 1.0 - np.array([abs(float(s.w_prod @ vector(s))) / float(np.prod(s.frobenius)) for s in run.states])
+        ok &= bool(is_monotone(gap[after], "decreasing", rtol=1e-6) and gap[-1] < gap[after][0])
+        finals.append(float(gap[-1]))
+    return ok, f"final gaps ≤ {max(finals):.3g}", {"final_gaps_max": max(finals)}
+
+
+
+
 @claim(
     id="align.lem2",
     ref="Lemma 2, Sec. 2.1 (proof in App. B, eqs. (5)–(12))",
@@ -388,7 +430,11 @@ def _random_labels(rng: np.random.Generator, n: int, d: int) -> Dataset:
                "$|chevron.l w_\"prod\" slash product_k norm(W_k)_F, v_1 chevron.r| -> 1$."),
     hypotheses=["deep linear network with $d_L = 1$", ("gradient flow of any risk of the end-to-end map "
                 "(no separability or loss assumption is used for the two bounds)")],
-    expected="confirmed",
+    conclusions={
+        "(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ D along the flow": "confirmed",
+        "(b) ⟨v_(k+1), u_k⟩² ≥ 1 − (D + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2²)/‖W_(k+1)‖_2² along the flow": "confirmed",
+        "(c) |⟨w_prod/∏_k‖W_k‖_F, v_1⟩| → 1 when max_k ‖W_k‖_F → ∞": "confirmed",
+    },
     profiles={"quick": "10 runs to t = 1e12 or 1e6 (DS2, DS3, random separable and non-separable data, exponential, "
                        "logistic and polynomial-tail losses, depths 3–4) plus 2 square-loss runs to t = 1e4; bounds "
                        "at every checkpoint; trend of (c) on the separable runs",
@@ -397,35 +443,36 @@ def _random_labels(rng: np.random.Generator, n: int, d: int) -> Dataset:
            "Part (c) is asymptotic: checked by a finite-time proxy (monotone approach on the log grid after t = 1e2)."],
 )
 def check_lem2(ctx: Context) -> None:
+    bound_a, bound_b, limit = ctx.conclusions
     runs = _lemma2_runs(ctx)
-    slacks = [lemma2_slacks(run) for run in runs]
-    worst_a, worst_b = min(s[0] for s in slacks), min(s[1] for s in slacks)
+    everything = runs_named(runs)
     tight_a = max(float(np.max(run.series(lambda s: s.rank_one_excess)[:, :-1]
                                / np.maximum(initialization_constants(run.initial_layers)[:-1], 1e-300)))
                   for run in runs)
-    ctx.support("bounds (a) and (b) at every checkpoint", "numeric", worst_a >= -SLACK and worst_b >= -SLACK,
-                f"{len(runs)} runs incl. non-separable logistic and square-loss flows: relative slack ≥ −{SLACK:g}",
-                {"min_slack_a": worst_a, "min_slack_b": worst_b, "tightness_a": tight_a, "runs": len(runs)})
+    ctx.support("bound (a) at every checkpoint", "numeric", bound_a_holds(everything, initialization_constants, SLACK),
+                f"{len(runs)} runs incl. non-separable logistic and square-loss flows, per-layer D_k of eq. (8)",
+                {"tightness_a": tight_a, "runs": len(runs)}, conclusion=bound_a)
+    ctx.control("(a) without the initialization term",
+                bound_a_holds(everything, lambda layers: np.zeros(len(layers)), SLACK),
+                "F_k² − σ_k² ≤ 0 (exact rank one, D dropped)")
+    ctx.support("bound (b) at every checkpoint", "numeric", bound_b_holds(everything, _paper_numerator, SLACK),
+                f"{len(runs)} runs incl. non-separable logistic and square-loss flows", {"runs": len(runs)},
+                conclusion=bound_b)
+    ctx.control("(b) without the initialization term", bound_b_holds(everything, _no_numerator, SLACK),
+                "⟨v_(k+1), u_k⟩² ≥ 1 (exact alignment, numerator dropped)")
     separable = [run for run in runs if run.objective.is_margin and "random labels" not in run.label]
-    trend_ok, curves = True, {}
+    curves = {}
     for run in separable:
-        after = run.t >= 1e2
         gap = 1.0 - run.series(lambda s: s.product_alignment)
-        trend_ok &= is_monotone(gap[after], "decreasing", rtol=1e-6) and gap[-1] < gap[after][0]
         curves[run.label] = (run.t[1:], np.maximum(gap[1:], 1e-18))
-    ctx.support("(c) finite-time proxy", "trend", trend_ok,
+    unbounded = runs_named(separable, "separable runs (max_k ‖W_k‖_F → ∞)")
+    ctx.support("(c) finite-time proxy", "trend", product_aligns(unbounded, _top_right),
                 "finite-time proxy: 1 − |⟨w_prod/∏F_k, v_1⟩| nonincreasing on the log grid for t ≥ 1e2 and smaller at "
-                "t = 1e12 than at 1e2, on every separable run",
-                {"final_gaps_max": max(float(1 - run.states[-1].product_alignment) for run in separable)},
+                "t = 1e12 than at 1e2, on every separable run", conclusion=limit,
                 plot=line("Alignment of w_prod with v_1", curves, xlabel="t", ylabel="1 − |⟨w_prod/∏F, v_1⟩|",
                           xscale="log", yscale="log"))
-    control_a = min(lemma2_slacks(run, constant=lambda layers: np.zeros(len(layers)))[0] for run in runs)
-    control_b = min(lemma2_slacks(run, alignment_numerator=lambda D, upper, lower: 0.0)[1] for run in runs)
-    ctx.control("(a) without the initialization term", control_a < -1e3 * SLACK,
-                "F_k² − σ_k² ≤ 0 (exact rank one, D dropped) fails on the same checkpoints", {"min_slack": control_a})
-    ctx.control("(b) without the initialization term", control_b < -1e3 * SLACK,
-                "⟨v_(k+1), u_k⟩² ≥ 1 (exact alignment, numerator dropped) fails on the same checkpoints",
-                {"min_slack": control_b})
+    ctx.control("(c) with the second right singular vector of W_1", product_aligns(unbounded, _second_right),
+                "v_2 in place of v_1: w_prod becomes orthogonal to it")
 
 
 def balanced_defects(run: FlowRun) -> tuple[float, float, float]:
@@ -437,6 +484,25 @@ def balanced_defects(run: FlowRun) -> tuple[float, float, float]:
     return second, spread, misalignment
 
 
+def _second_over_first(state) -> float:
+    return max(np.linalg.svd(W, compute_uv=False)[1] / np.linalg.norm(W, 2) for W in state.layers[:-1])
+
+
+@criterion("at every checkpoint σ_2/σ_1 ≤ tolerance per layer, |⟨v_(k+1), u_k⟩| = 1 to tolerance, adjacent σ_1 equal "
+           "to spread_tolerance, D(0) ≤ 1e-12")
+def stays_rank_one(runs: Named, tolerance: float, spread_tolerance: float):
+    worst, worst_D = np.zeros(3), 0.0
+    for run in runs.value:
+        worst = np.maximum(worst, balanced_defects(run))
+        worst_D = max(worst_D, initialization_constant(run.initial_layers))
+    holds = worst[0] <= tolerance and worst[1] <= spread_tolerance and worst[2] <= tolerance and worst_D <= 1e-12
+    return (holds, f"max σ_2/σ_1 {worst[0]:.3g}, spread {worst[1]:.3g}, misalignment {worst[2]:.3g}, D {worst_D:.3g}",
+            {"max_second_over_first": worst[0], "max_singular_value_spread": worst[1], "max_misalignment": worst[2],
+             "max_D": worst_D, "tolerance": tolerance, "spread_tolerance": spread_tolerance})
+
+
+
+
 @claim(
     id="align.rem.balanced",
     ref="Sec. 2.1, remark after Lemma 2",
@@ -446,7 +512,8 @@ def balanced_defects(run: FlowRun) -> tuple[float, float, float]:
                "layer has rank one, adjacent layers share their singular values, and the right singular vectors of "
                "$W_(k+1)$ are the left singular vectors of $W_k$."),
     hypotheses=["balanced initialization", "gradient flow (uses eq. (2))", "$d_L = 1$"],
-    expected="confirmed",
+    conclusions={"every layer rank one, adjacent top singular values equal, v_(k+1) = ±u_k along the flow":
+                 "confirmed"},
     profiles={"quick": "balanced rank-one inits on DS3 (widths (3,4,2,1), logistic) and DS2 (widths (2,3,3,1), "
                        "exponential), 58 checkpoints to t = 1e12",
               "full": "as quick plus 4 random data sets", "paper": "as full"},
@@ -459,38 +526,27 @@ def check_rem_balanced(ctx: Context) -> None:
     configurations = [(ds3(), (3, 4, 2, 1), "logistic"), (ds2(), (2, 3, 3, 1), "exponential")]
     configurations += [(ds_random(ctx.rng(f"data-{i}"), 10, 3), (3, 3, 2, 1), "logistic")
                        for i in range(ctx.pick(0, 4))]
-    worst, worst_D, curves = np.zeros(3), 0.0, {}
-    perturbed_second = np.inf
+    balanced, unbalanced = [], []
     for index, (data, widths, loss) in enumerate(configurations):
         net = linear_network(widths)
         objective = risk(net, data, loss)
         layers = balanced_initialization(widths, ctx.rng(f"init-{index}"), 0.6)
-        worst_D = max(worst_D, initialization_constant(layers))
-        run = run_flow(f"{data.name} balanced", objective, net.join(layers), LONG_TIMES)
-        worst = np.maximum(worst, balanced_defects(run))
+        balanced.append(run_flow(f"{data.name} balanced", objective, net.join(layers), LONG_TIMES))
         noisy = [W + 1e-3 * ctx.rng(f"noise-{index}").normal(size=W.shape) for W in layers]
-        perturbed = run_flow(f"{data.name} perturbed", objective, net.join(noisy), LONG_TIMES)
-        perturbed_second = min(perturbed_second, balanced_defects(perturbed)[0])
-        if index == 0:
-            curves = {
-                "balanced: max σ_2/σ_1": (run.t[1:], [max(np.linalg.svd(W, compute_uv=False)[1] / np.linalg.norm(W, 2)
-                                                          for W in s.layers[:-1]) + 1e-18 for s in run.states[1:]]),
-                "perturbed 1e-3: max σ_2/σ_1": (perturbed.t[1:], [
-                    max(np.linalg.svd(W, compute_uv=False)[1] / np.linalg.norm(W, 2) for W in s.layers[:-1])
-                    for s in perturbed.states[1:]])}
+        unbalanced.append(run_flow(f"{data.name} perturbed 1e-3", objective, net.join(noisy), LONG_TIMES))
+    curves = {"balanced: max σ_2/σ_1": (balanced[0].t[1:], [_second_over_first(s) + 1e-18
+                                                            for s in balanced[0].states[1:]]),
+              "perturbed 1e-3: max σ_2/σ_1": (unbalanced[0].t[1:], [_second_over_first(s)
+                                                                    for s in unbalanced[0].states[1:]])}
     ctx.support("rank one along the flow", "numeric",
-                worst[0] <= tolerance and worst[1] <= spread_tolerance and worst[2] <= tolerance and worst_D <= 1e-12,
-                f"D = 0 at the balanced init; at every checkpoint σ_2/σ_1 ≤ {tolerance:g} for every layer, "
-                f"|⟨v_(k+1), u_k⟩| = 1 to {tolerance:g} and adjacent top singular values equal to "
-                f"{spread_tolerance:g} (relative; 100× the flow's rtol)",
-                {"max_second_over_first": worst[0], "max_singular_value_spread": worst[1],
-                 "max_misalignment": worst[2], "max_D": worst_D, "tolerance": tolerance,
-                 "spread_tolerance": spread_tolerance},
+                stays_rank_one(runs_named(balanced, "flows from balanced inits"), tolerance, spread_tolerance),
+                "D = 0 at the balanced init; tolerances relative, the spread at 100× the flow's rtol",
                 plot=line("Second singular values along the flow", curves, xlabel="t", ylabel="σ_2/σ_1",
                           xscale="log", yscale="log"))
-    ctx.control("init perturbed by 1e-3 (not balanced)", perturbed_second > 1e3 * tolerance,
-                "the same rank-one measurement on flows from a slightly unbalanced init exceeds the tolerance",
-                {"min_second_over_first": perturbed_second})
+    ctx.control("init perturbed by 1e-3 (not balanced)",
+                stays_rank_one(runs_named(unbalanced, "flows from inits perturbed by 1e-3"), tolerance,
+                               spread_tolerance),
+                "the hypothesis dropped: the same measurement on flows from a slightly unbalanced init")
 
 
 # -- align.eq20 and align.eq20.corrected ---------------------------------------------------------------------
@@ -518,13 +574,13 @@ def first_layer_norm_rates(objective: Objective, theta: np.ndarray, u_bar: np.nd
     return float(rates[0]), float(rates[1]), -float(w @ grad), -float(orthogonal_part(w, u_bar) @ grad)
 
 
-def _symbolic_rate_identities(factor: int) -> tuple:
+def _symbolic_rate_identities(factor: int, widths: tuple[int, ...] = (2, 2, 2, 1)) -> tuple:
     """d‖W_1‖_F²/dt and d‖W_1 P‖_F²/dt (P = I − uuᵀ/uᵀu, u symbolic) along the flow with a generic loss
-    gradient G, minus ``factor``·(−⟨w_prod, G⟩) resp. ``factor``·(−⟨P w_prod, G⟩); widths (2,2,2,1)."""
-    layers, objective, G = _symbolic_layers((2, 2, 2, 1))
+    gradient G, minus ``factor``·(−⟨w_prod, G⟩) resp. ``factor``·(−⟨P w_prod, G⟩)."""
+    layers, objective, G = _symbolic_layers(widths)
     field = gradient_flow(objective, layers)
-    u = sympy.Matrix(sympy.symbols("u0:2", real=True))
-    P = sympy.eye(2) - u * u.T / (u.T * u)[0]
+    u = sympy.Matrix(sympy.symbols(f"u0:{widths[0]}", real=True))
+    P = sympy.eye(widths[0]) - u * u.T / (u.T * u)[0]
     W1, w = layers[0], chain(layers).T
     squared = sum(entry ** 2 for entry in W1)
     projected = sum(entry ** 2 for entry in W1 * P)
@@ -559,6 +615,54 @@ def _relative_rate_errors(runs: list[tuple[FlowRun, np.ndarray]], factor: float)
 
 
 EQ20_TOLERANCE = 1e-6
+EQ20_INSTANCES = ((2, 2, 2, 1), (3, 2, 1))
+
+
+@criterion("d‖W_1‖_F²/dt = −factor·⟨w_prod, G⟩ and d‖W_1 P‖_F²/dt = −factor·⟨P w_prod, G⟩ identically (sympy, "
+           "generic loss gradient G, P = I − uuᵀ/uᵀu)")
+def rates_match(widths: tuple[int, ...], factor: int):
+    return both_zero(*_symbolic_rate_identities(factor, widths))
+
+
+@criterion("the rates differ from −factor·⟨w_prod, G⟩ and −factor·⟨P w_prod, G⟩ at an exact rational point")
+def rates_differ(widths: tuple[int, ...], factor: int):
+    total, perp = _symbolic_rate_identities(factor, widths)
+    detail = f"‖W_1‖²: {total.description}; projected: {perp.description}"
+    if total.refuted and perp.refuted:
+        return True, detail
+    if total.proved or perp.proved:
+        return False, detail
+    return None, detail
+
+
+@criterion("rate of ‖W_1‖_F² and ‖Π_⊥W_1‖_F² along the flow velocity (central differences) against factor × the "
+           "printed right-hand sides: mismatch > 1e3·tolerance at every checkpoint")
+def measured_rates_differ(runs: Named, factor: float, tolerance: float):
+    low, high = _relative_rate_errors(runs.value, factor)
+    figures = {"min_relative_error": low, "max_relative_error": high, "tolerance": tolerance}
+    if low > 1e3 * tolerance:
+        return True, f"min relative mismatch {low:.3g} (0.5 means off by a factor 2)", figures
+    if high <= tolerance:
+        return False, f"max relative mismatch {high:.3g} ≤ {tolerance:g}", figures
+    return None, f"mismatch between {low:.3g} and {high:.3g}", figures
+
+
+@criterion("rate of ‖W_1‖_F² and ‖Π_⊥W_1‖_F² along the flow velocity (central differences) within tolerance of "
+           "factor × the right-hand sides, and d‖W_1‖²/dt ≥ 0 wherever all margins are ≥ 0")
+def measured_rates_match(runs: Named, factor: float, tolerance: float):
+    _, error = _relative_rate_errors(runs.value, factor)
+    signs_ok = True
+    for run, u_bar in runs.value:
+        nonnegative = np.all(run.margins >= 0, axis=1)
+        for theta in run.trajectory.theta[nonnegative]:
+            signs_ok &= first_layer_norm_rates(run.objective, theta, u_bar)[0] >= 0
+    return (error <= tolerance and signs_ok, f"max relative error {error:.3g} (tolerance {tolerance:g})",
+            {"max_relative_error": error, "tolerance": tolerance, "sign_ok": signs_ok})
+
+
+def _named_rate_runs(ctx: Context) -> Named:
+    runs = _rate_runs(ctx)
+    return Named(f"{len(runs)} flows: " + "; ".join(run.label for run, _ in runs), runs)
 
 
 @claim(
@@ -571,28 +675,29 @@ EQ20_TOLERANCE = 1e-6
                "nabla R(w_\"prod\") chevron.r$, with $Pi_perp$ the projection onto the orthogonal complement of "
                "$macron(u)$."),
     hypotheses=["deep linear network, gradient flow", "any risk of the end-to-end map"],
-    expected="refuted",
+    conclusions={"(20) and (21) as printed (factor 1)": "refuted"},
+    erratum="substantive",
     corrected_by="align.eq20.corrected",
     profiles={"quick": "sympy Lie derivatives (generic loss, widths (2,2,2,1)); central differences along 3 flows",
               "full": "as quick with 6 flows", "paper": "as full"},
     notes=plain(("The first equality drops the factor 2 of d‖W‖²/dt = 2⟨W, dW/dt⟩, so both printed rates are half the "
-           "true ones. The dump could have lost a '2' (the fraction bars are gone); the statement is taken as the "
-           "spec reconstructs it. Only the signs of (20)–(21) are used in the proof of Theorem 2, so the proof "
-           "is unaffected."), "Π_⊥W_1 is read as W_1 with its rows projected onto ū^⊥, i.e. W_1(I − ūūᵀ)."),
+           "true ones (a wrong constant: substantive, although only the signs of (20)–(21) are used in the proof "
+           "of Theorem 2, so the proof is unaffected). The fraction bars of the printed text are hard to read; the "
+           "statement is taken with factor 1 as printed in the arXiv version."),
+           "Π_⊥W_1 is read as W_1 with its rows projected onto ū^⊥, i.e. W_1(I − ūūᵀ)."),
 )
 def check_eq20(ctx: Context) -> None:
-    total, perp = _symbolic_rate_identities(1)
-    ctx.counterexample("printed rates are not the derivatives", "symbolic", total.refuted and perp.refuted,
-                       f"d‖W_1‖²/dt + ⟨w_prod, G⟩: {total.description}; projected: {perp.description}")
-    runs = _rate_runs(ctx)
-    printed, _ = _relative_rate_errors(runs, 1.0)
-    ctx.counterexample("central differences along the flow", "numeric", printed > 1e3 * EQ20_TOLERANCE,
+    widths = EQ20_INSTANCES[0]
+    ctx.counterexample("printed rates are not the derivatives", "symbolic", rates_differ(widths, 1),
+                       f"Lie derivatives with a generic loss gradient, widths {widths}")
+    ctx.control("the same criterion on the factor-2 rates", rates_differ(widths, 2), "factor: 1 → 2 (the correction)")
+    runs = _named_rate_runs(ctx)
+    ctx.counterexample("central differences along the flow", "numeric",
+                       measured_rates_differ(runs, 1.0, EQ20_TOLERANCE),
                        "relative mismatch between the rate measured along gradient flow and the printed right-hand "
-                       "side (0.5 means off by a factor 2)", {"min_over_checkpoints_relative_error": printed})
-    _, corrected = _relative_rate_errors(runs, 2.0)
-    ctx.control("the same comparison does not flag the factor-2 rates", corrected <= EQ20_TOLERANCE,
-                f"with the right-hand sides doubled the mismatch is ≤ {EQ20_TOLERANCE:g}: the comparison is not "
-                "what produces the counterexample", {"max_relative_error": corrected})
+                       "side")
+    ctx.control("the same comparison on the factor-2 rates", measured_rates_differ(runs, 2.0, EQ20_TOLERANCE),
+                "the comparison is not what produces the counterexample")
 
 
 @claim(
@@ -605,30 +710,25 @@ def check_eq20(ctx: Context) -> None:
                "-2 chevron.l Pi_perp w_\"prod\", nabla R(w_\"prod\") chevron.r$; in particular $norm(W_1)_F$ is "
                "nondecreasing while every margin $chevron.l w_\"prod\", z_i chevron.r$ is nonnegative."),
     hypotheses=["deep linear network, gradient flow", "any risk of the end-to-end map"],
-    expected="certified",
+    conclusions={
+        "(20) and (21) with the factor 2 (widths (2,2,2,1) and (3,2,1), any loss, any projection)": "certified",
+        "(20) and (21) with the factor 2, and ‖W_1‖_F nondecreasing while all margins ≥ 0, along gradient flow "
+        "(widths (d,3,3,1), DS2, DS3 and random data)": "confirmed",
+    },
     corrects="align.eq20",
-    profiles={"quick": "sympy Lie derivatives (generic loss and projection, widths (2,2,2,1)); central differences "
-                       "along 3 flows; sign of d‖W_1‖²/dt where all margins are ≥ 0",
+    profiles={"quick": "sympy Lie derivatives (generic loss and projection, widths (2,2,2,1) and (3,2,1)); central "
+                       "differences along 3 flows; sign of d‖W_1‖²/dt where all margins are ≥ 0",
               "full": "as quick with 6 flows", "paper": "as full"},
 )
 def check_eq20_corrected(ctx: Context) -> None:
-    total, perp = _symbolic_rate_identities(2)
-    ctx.prove("d‖W_1‖²/dt = −2⟨w_prod, ∇R⟩", "symbolic", total.proved, total.description)
-    ctx.prove("d‖Π_⊥W_1‖²/dt = −2⟨Π_⊥w_prod, ∇R⟩", "symbolic", perp.proved,
-              f"for every projection P = I − uuᵀ/uᵀu: {perp.description}")
-    runs = _rate_runs(ctx)
-    _, error = _relative_rate_errors(runs, 2.0)
-    signs_ok = True
-    for run, u_bar in runs:
-        nonnegative = np.all(run.margins >= 0, axis=1)
-        for theta in run.trajectory.theta[nonnegative]:
-            signs_ok &= first_layer_norm_rates(run.objective, theta, u_bar)[0] >= 0
-    ctx.support("central differences along the flow", "numeric", error <= EQ20_TOLERANCE and signs_ok,
-                f"rate of ‖W_1‖² and ‖Π_⊥W_1‖² along the flow velocity (central differences) against the doubled "
-                f"right-hand sides: relative error ≤ {EQ20_TOLERANCE:g}; d‖W_1‖²/dt ≥ 0 wherever all margins ≥ 0",
-                {"max_relative_error": error, "tolerance": EQ20_TOLERANCE, "sign_ok": signs_ok})
-    printed, _ = _relative_rate_errors(runs, 1.0)
-    total_printed, perp_printed = _symbolic_rate_identities(1)
-    ctx.control("printed factor 1", printed > 1e3 * EQ20_TOLERANCE and total_printed.refuted and perp_printed.refuted,
-                "the same symbolic and numeric checks reject the rates without the factor 2",
-                {"min_relative_error": printed})
+    symbolic, along = ctx.conclusions
+    for widths in EQ20_INSTANCES:
+        ctx.prove(f"both rates, widths {widths}", "symbolic", rates_match(widths, 2),
+                  "for every projection P = I − uuᵀ/uᵀu", conclusion=symbolic)
+    ctx.control("printed factor 1 (symbolic)", rates_match(EQ20_INSTANCES[0], 1), "factor: 2 → 1 (as printed)")
+    runs = _named_rate_runs(ctx)
+    ctx.support("central differences along the flow", "numeric", measured_rates_match(runs, 2.0, EQ20_TOLERANCE),
+                "rate of ‖W_1‖² and ‖Π_⊥W_1‖² along the flow velocity (central differences) against the doubled "
+                "right-hand sides", conclusion=along)
+    ctx.control("printed factor 1 (numeric)", measured_rates_match(runs, 1.0, EQ20_TOLERANCE),
+                "factor: 2 → 1 (as printed)")
