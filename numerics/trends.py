@@ -2,7 +2,8 @@
 
 An asymptotic claim ("the angle → 0 like c/ln t") is checked on a finite horizon by (a) the proxy value at the
 largest time and (b) the shape of its approach: monotone decrease, and a fitted rate whose exponent or slope lies
-in a stated range. None of this proves a limit; verdicts built on it are ``confirmed``, never ``certified``.
+in a stated range; an affine fit in ln t with a bounded residual ("grows like c·ln t + O(1)"); a product that
+settles at a constant ("f·g → c"). None of this proves a limit; verdicts built on it are ``confirmed``, never ``certified``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+_TRANSFORMS = {"identity": lambda v: v, "log": np.log, "loglog": lambda v: np.log(np.log(v))}
+
+
+def _transformed(x: np.ndarray, transform: str) -> np.ndarray:
+    """g(x) for g = identity, ln or ln ln; non-finite where g is undefined."""
+    if transform not in _TRANSFORMS:
+        raise ValueError(f"unknown transform {transform!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _TRANSFORMS[transform](x)
 
 
 @dataclass(frozen=True)
@@ -33,11 +44,7 @@ def fit_rate(x: Sequence[float], y: Sequence[float], transform: str = "identity"
     powers of ln t under exponentially tailed losses.
     """
     x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
-    transforms = {"identity": lambda v: v, "log": np.log, "loglog": lambda v: np.log(np.log(v))}
-    if transform not in transforms:
-        raise ValueError(f"unknown transform {transform!r}")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = transforms[transform](x)
+    g = _transformed(x, transform)
     keep = (g > 0) & (y > 0) & np.isfinite(g) & np.isfinite(y)
     if keep.sum() < 3:
         raise ValueError("a rate needs at least three points with positive values")
@@ -60,3 +67,70 @@ def is_monotone(y: Sequence[float], direction: str = "decreasing", rtol: float =
 def log_spaced(start: float, stop: float, count: int) -> np.ndarray:
     """Checkpoint times spread evenly in log t (the scale on which implicit-bias quantities move)."""
     return np.logspace(np.log10(start), np.log10(stop), count)
+
+
+@dataclass(frozen=True)
+class AffineFit:
+    """y ≈ intercept + slope · g(x), fitted by least squares; ``residuals`` are y − fit at the fitted points."""
+
+    slope: float
+    intercept: float
+    residuals: tuple[float, ...]
+    n_points: int
+
+    @property
+    def max_residual(self) -> float:
+        return float(np.max(np.abs(self.residuals))) if self.residuals else 0.0
+
+    def within(self, low: float, high: float) -> bool:
+        return low <= self.slope <= high
+
+
+def fit_affine(x: Sequence[float], y: Sequence[float], transform: str = "log") -> AffineFit:
+    """Fit y = intercept + slope · g(x) with g = ln x (default: "grows like log t"), ln ln x or x itself.
+
+    Unlike :func:`fit_rate` the values are not logged: the natural test of ‖w(t)‖ = c·ln t + O(1) and of
+    ln L(t) = −ln t + O(ln ln t).
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    g = _transformed(x, transform)
+    keep = np.isfinite(g) & np.isfinite(y)
+    if keep.sum() < 3:
+        raise ValueError("an affine fit needs at least three finite points")
+    slope, intercept = np.polyfit(g[keep], y[keep], 1)
+    residuals = y[keep] - (intercept + slope * g[keep])
+    return AffineFit(float(slope), float(intercept), tuple(map(float, residuals)), int(keep.sum()))
+
+
+def residual_bounded(x: Sequence[float], y: Sequence[float], slope: float, bound: float,
+                     transform: str = "log") -> tuple[bool, float]:
+    """Whether y − slope·g(x) stays within an interval of width ``bound`` (y = slope·g(x) + O(1) on the window).
+
+    Returns (holds, the observed width): the test of "y − c·ln t is bounded" with c given by the statement, where a
+    wrong c shows as a width that grows with the window.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    rest = y - slope * _transformed(x, transform)
+    rest = rest[np.isfinite(rest)]
+    if rest.size < 3:
+        raise ValueError("a residual band needs at least three finite points")
+    width = float(rest.max() - rest.min())
+    return width <= bound, width
+
+
+def product_to_constant(f: Sequence[float], g: Sequence[float], constant: float, rtol: float,
+                        tail: float = 0.25) -> tuple[bool, float]:
+    """Whether f·g → ``constant``: over the last ``tail`` fraction of the points the product stays within rtol
+    (relative) of the constant, and its distance to the constant does not grow along the tail.
+
+    Returns (holds, the largest relative deviation over the tail). For example ‖θ(t)‖·L(t)^(1/…) → c, or
+    ln t · angle(t) → c.
+    """
+    product = np.asarray(f, dtype=float) * np.asarray(g, dtype=float)
+    if product.size < 4 or not 0 < tail <= 1:
+        raise ValueError("a product trend needs at least four points and 0 < tail ≤ 1")
+    last = product[-max(2, int(np.ceil(tail * product.size))):]
+    deviation = np.abs(last - constant) / max(abs(constant), np.finfo(float).tiny)
+    shrinking = deviation[-1] <= deviation[0] * (1 + 1e-12) + 1e-15
+    worst = float(np.max(deviation)) if np.all(np.isfinite(deviation)) else float("inf")
+    return bool(worst <= rtol and shrinking), worst

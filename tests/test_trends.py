@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.trends import fit_rate, is_monotone, log_spaced
+from numerics.trends import fit_affine, fit_rate, is_monotone, log_spaced, product_to_constant, residual_bounded
 
 
 @given(exponent=st.floats(-3, 3), scale=st.floats(0.01, 100))
@@ -34,3 +34,32 @@ def test_monotonicity_with_tolerance():
 def test_too_few_points():
     with pytest.raises(ValueError, match="three points"):
         fit_rate([1.0, 2.0], [1.0, 0.5])
+
+
+def test_affine_fit_in_log_t_recovers_slope_and_bounded_residual():
+    t = log_spaced(10.0, 1e8, 30)
+    fit = fit_affine(t, 2.0 + 3.0 * np.log(t))
+    assert abs(fit.slope - 3.0) < 1e-12 and abs(fit.intercept - 2.0) < 1e-10 and fit.max_residual < 1e-10
+    wobbly = 2.0 + 3.0 * np.log(t) + np.sin(t) / 2  # y = 3 ln t + O(1): the residual stays in a band of width 1
+    assert residual_bounded(t, wobbly, 3.0, 1.0)[0]
+    holds, width = residual_bounded(t, wobbly, 2.9, 1.0)  # a wrong slope leaves 0.1·ln t: the band grows
+    assert not holds and width > 1.5
+    slow = 1.0 + np.log(t) + np.log(np.log(t))  # ln ln t is not O(1): caught on a long enough window
+    assert not residual_bounded(t, slow, 1.0, 1.0)[0]
+    assert abs(fit_affine(t, np.log(np.log(t)), transform="loglog").slope - 1.0) < 1e-12
+
+
+def test_product_to_constant_at_the_edge_of_its_tolerance():
+    t = log_spaced(10.0, 1e12, 40)
+    f, g = 1 / np.log(t), 5 * np.log(t) + 1  # f·g = 5 + 1/ln t → 5
+    holds, worst = product_to_constant(f, g, 5.0, 0.01)
+    deviation = 1 / (5 * np.log(t[-10]))  # the tail's first point sets the largest deviation
+    assert holds and abs(worst - deviation) < 1e-12
+    assert not product_to_constant(f, g, 5.0, deviation * 0.99)[0]  # just inside the tolerance: refused
+    assert product_to_constant(f, g, 5.0, deviation * 1.01)[0]
+    assert not product_to_constant(f, g, 5.2, 0.01)[0]  # a wrong constant
+    growing = f * (5 * np.log(t) + np.log(t) ** 0.5)  # f·g ≈ 5 + 1/√ln t: deviation shrinks; a diverging one not
+    assert not product_to_constant(np.ones_like(t), 5 + 1e-3 * np.log(t), 5.0, 0.1)[0]
+    assert product_to_constant(np.ones_like(t), growing, 5.0, 0.2)[0]
+    with pytest.raises(ValueError):
+        product_to_constant([1.0], [1.0], 1.0, 0.1)
