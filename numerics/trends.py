@@ -3,7 +3,8 @@
 An asymptotic claim ("the angle → 0 like c/ln t") is checked on a finite horizon by (a) the proxy value at the
 largest time and (b) the shape of its approach: monotone decrease, and a fitted rate whose exponent or slope lies
 in a stated range; an affine fit in ln t with a bounded residual ("grows like c·ln t + O(1)"); a product that
-settles at a constant ("f·g → c"). None of this proves a limit; verdicts built on it are ``confirmed``, never ``certified``.
+settles at a constant ("f·g → c"). None of this proves a limit; verdicts built on it are ``confirmed``, never
+``certified``.
 """
 
 from __future__ import annotations
