@@ -9,7 +9,7 @@
 * :func:`layer_problem`: the per-layer Problem (4) at θ with the constraints linearized in the layer (exact for
   linear networks and last layers; for ReLU networks exact on the ball where the patterns of the layers it feeds
   stay frozen), solved as a hard-margin SVM with :func:`numerics.convex.max_margin`;
-* :func:`saddle_instance`: a stationary point of a depth-2 linear network with logistic loss log 2 < 1 (spec I1).
+* :func:`saddle_instance`: a stationary point of a depth-2 linear network with logistic loss log 2 < 1 (below the printed threshold L < 1).
 """
 
 from __future__ import annotations
