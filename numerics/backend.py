@@ -19,6 +19,7 @@ Array = Any  # np.ndarray | torch.Tensor
 
 
 def is_torch(x: Any) -> bool:
+    """Whether ``x`` is a torch tensor (decided by its type's module, without importing torch)."""
     return type(x).__module__.startswith("torch")
 
 
@@ -49,6 +50,7 @@ def diagonal(G: Array) -> Array:
 
 
 def einsum(spec: str, *operands: Array) -> Array:
+    """``einsum`` in torch when any operand is a torch tensor, else in numpy."""
     if any(is_torch(x) for x in operands):
         return _torch().einsum(spec, *operands)
     return np.einsum(spec, *operands)

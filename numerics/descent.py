@@ -31,6 +31,8 @@ Callback = Callable[[int, np.ndarray, np.ndarray, float], "bool | None"]
 
 @dataclass(frozen=True)
 class DescentRun:
+    """One gradient-descent run: iterates and losses at the checkpoints, and every step size used."""
+
     steps: np.ndarray  # iteration indices of the checkpoints: 0, k, 2k, ... and the last one
     theta: np.ndarray  # iterates at the checkpoints, len(steps) × n_params
     loss: np.ndarray  # L at the checkpoints
@@ -108,6 +110,8 @@ def max_layer_norm(model: Model) -> Callable[[np.ndarray], float]:
 # -- batched torch ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BatchedDescentRun:
+    """Many gradient-descent runs at once: losses at the checkpoints and the final iterates."""
+
     steps: np.ndarray  # iteration indices of the checkpoints
     loss: np.ndarray  # len(steps) × runs
     theta: np.ndarray  # final iterates, runs × n_params

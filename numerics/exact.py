@@ -155,6 +155,7 @@ def _sign_of_canonical(value: Exact) -> int:
 
 
 def sign(value: Any) -> int:
+    """The exact sign (−1, 0, +1) of one real rational or algebraic number."""
     return int(signs(np.array([value], dtype=object))[0])
 
 

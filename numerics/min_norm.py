@@ -44,6 +44,8 @@ SEPARATION_ITERATIONS = 300  # L-BFGS iterations on the logistic loss for a star
 
 @dataclass(frozen=True)
 class MinNormResult:
+    """A local minimum-norm solution with its constraint violation, refitted multipliers and cost."""
+
     theta: np.ndarray
     squared_norm: float  # ‖θ‖²
     violation: float  # max_i |Φ(θ; x_i) − y_i| (interpolation) or max(0, max_i 1 − y_iΦ(θ; x_i)) (margin)

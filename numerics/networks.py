@@ -40,6 +40,8 @@ class Layer:
 
 @dataclass(frozen=True)
 class Dense(Layer):
+    """A fully-connected layer with a d_out × d_in weight matrix."""
+
     d_out: int
     d_in: int
 
@@ -60,6 +62,8 @@ class Dense(Layer):
 
 @dataclass(frozen=True)
 class Diagonal(Layer):
+    """A diagonal layer: d weights acting coordinate-wise."""
+
     d: int
 
     @property
@@ -140,6 +144,8 @@ def disjoint_patches(patch: int, n_patches: int) -> Shared:
 
 @dataclass(frozen=True)
 class Network:
+    """A bias-free feed-forward network: its layers, the activation (ReLU or linear) and σ'(0) for ReLU."""
+
     layers: tuple[Layer, ...]
     activation: Activation = "relu"
     relu_slope_at_zero: float = 0.0

@@ -28,6 +28,8 @@ Vector = Callable[[np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class NewtonResult:
+    """The damped Newton iterate, its value and Newton decrement, the steps and evaluations it took."""
+
     x: np.ndarray
     value: float  # f(x)
     decrement: float  # Newton decrement λ at the last point where it was computed (before the final step)

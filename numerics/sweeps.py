@@ -52,6 +52,8 @@ def concatenate(results: Sequence[ChunkResult]) -> ChunkResult:
 
 @dataclass(frozen=True)
 class Sweep:
+    """A computation split into independent chunks: ``function(chunk, seed)`` per chunk, then ``combine``."""
+
     function: ChunkFunction
     chunks: tuple[Any, ...]  # one picklable spec per chunk
     seed: int = 0
@@ -110,6 +112,8 @@ def _on_dask(sweep: Sweep, seeds: list[int], scheduler: str) -> list[ChunkResult
 # -- gradient descent from given starts ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DescentChunk:
+    """One chunk of a descent sweep: the objective, its rows of θ0, the steps and the engine."""
+
     objective: Objective
     theta0: np.ndarray  # this chunk's rows of θ0
     steps: int

@@ -1,4 +1,4 @@
-"""Linear tensor networks (paper 002): f(x; v_1..v_L) = M(x)∘(v_1, ..., v_L), with M linear in x.
+"""Linear tensor networks: f(x; v_1..v_L) = M(x)∘(v_1, ..., v_L), with M linear in x.
 
 M is stored by its values on the standard basis, ``basis[k] = M(e_k)`` of shape (k_1, ..., k_L), so that
 f(x) = ⟨x, β(θ)⟩ with β_k = M(e_k)∘(v_1, ..., v_L). The parameter vector θ concatenates v_1, ..., v_L.
@@ -21,6 +21,8 @@ from numerics.backend import Array
 
 @dataclass(frozen=True, eq=False)
 class LinearTensorNetwork:
+    """A linear tensor network stored by M(e_k) for each basis vector e_k of the input."""
+
     basis: np.ndarray  # (d, k_1, ..., k_L)
 
     @property

@@ -14,7 +14,7 @@ from numerics.losses import Objective
 from numerics.networks import fully_connected
 from numerics.sweeps import Sweep, chunk_seed, concatenate, descent_sweep, run_sweep
 from theorems.rank_minimization.experiment_fig1 import run_fig1
-from verify.claim import Context, Profile
+from verify.claim import Context, Criterion, Profile
 from verify.cli import main
 
 
@@ -98,11 +98,13 @@ def test_a_dask_cluster_gives_the_same_bits() -> None:
 
 def test_verify_run_hands_the_scheduler_to_the_checks(toy_registry, tmp_path: Path) -> None:
     @toy_registry.claim(id="rank.toy.sweep", ref="Sweep 0", kind="experiment", title="sees the scheduler",
-                        statement="$1 = 1$", expected="confirmed", profiles={"quick": "no sweep"})
+                        statement="$1 = 1$", conclusions={"the context carries them": "confirmed"},
+                        profiles={"quick": "no sweep"})
     def _sweep(ctx):
-        ctx.support("scheduler seen", "numeric", True, "recorded",
+        seen = Criterion("scheduler given", lambda scheduler: scheduler is not None)
+        ctx.support("scheduler seen", "numeric", seen(ctx.scheduler), "recorded",
                     {"scheduler": str(ctx.scheduler), "device": str(ctx.device)})
-        ctx.control("perturbed", True, "rejected")
+        ctx.control("no scheduler", seen(None), "scheduler dropped")
 
     default = Context("rank.toy.sweep", Profile.QUICK, 1)
     assert default.scheduler is None and default.device is None
