@@ -25,6 +25,7 @@ from numerics.metrics import angle
 from numerics.tensor_network import LinearTensorNetwork
 from numerics.trends import RateFit, fit_rate, is_monotone
 from theorems.tensor_networks.common import Decomposition
+from verify import Decision, criterion
 
 
 # -- flows at log-loss levels ---------------------------------------------------------------------------------
@@ -100,6 +101,47 @@ def direction_trend(levels: np.ndarray, vectors: Sequence[np.ndarray], reference
     keep = levels >= fit_from
     return DirectionTrend(levels, angles, fit_rate(levels[keep], np.maximum(angles[keep], 1e-300)),
                           is_monotone(angles[keep], "decreasing", atol=1e-12))
+
+
+# -- finite-time proxies of limits -----------------------------------------------------------------------------
+RATE_CEILING = -0.1  # a proxy must visibly decay, at least like Q^(−0.1)
+FIT_FROM = 10.0
+
+
+@dataclass(frozen=True)
+class Decay:
+    """A proxy read at the last level and its fitted power law in Q."""
+
+    final: float
+    exponent: float
+    holds: bool
+    detail: str
+
+
+def power_decay(levels: np.ndarray, proxy: np.ndarray, tolerance: float, ceiling: float = RATE_CEILING,
+                fit_from: float = FIT_FROM, reached: bool = True, what: str = "proxy") -> Decay:
+    """proxy ≤ tolerance at the last level and proxy ~ Q^p with p ≤ ``ceiling`` over Q ≥ ``fit_from``; the detail
+    names every figure that decided it, and ``reached`` (the levels the flow had to reach) is part of it."""
+    levels, proxy = np.asarray(levels, dtype=float), np.asarray(proxy, dtype=float)
+    keep = levels >= fit_from
+    exponent = fit_rate(levels[keep], np.maximum(proxy[keep], 1e-300)).exponent
+    final = float(proxy[-1])
+    holds = bool(reached and final <= tolerance and exponent <= ceiling)
+    detail = (f"{what} {final:.3g} at Q = {levels[-1]:.2g} ({'≤' if final <= tolerance else '>'} {tolerance:g}), "
+              f"fitted exponent {exponent:.3g} over Q ≥ {fit_from:g} ({'≤' if exponent <= ceiling else '>'} "
+              f"{ceiling:g})" + ("" if reached else "; the flow stalled before the last level"))
+    return Decay(final, float(exponent), holds, detail)
+
+
+@criterion("angle(β(Q), reference) ≤ tolerance at the last level Q, decaying like Q^p with p ≤ ceiling")
+def direction_limit(levels: np.ndarray, betas: np.ndarray, reference: np.ndarray, tolerance: float,
+                    reached: bool = True, ceiling: float = RATE_CEILING, fit_from: float = FIT_FROM) -> Decision:
+    """A finite-time proxy of "β converges in direction to ``reference``"."""
+    angles = np.array([angle(b, reference) for b in betas])
+    decay = power_decay(levels, angles, tolerance, ceiling, fit_from, reached, "angle (rad)")
+    return Decision(decay.holds, decay.detail, {"final_angle": decay.final, "fitted_exponent": decay.exponent,
+                                                "tolerance": tolerance, "last_level": float(levels[-1]),
+                                                "levels_reached": bool(reached)})
 
 
 # -- convex and stationarity references ---------------------------------------------------------------------
