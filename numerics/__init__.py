@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "max_margin": "convex", "min_norm_interpolation": "convex",
     "BatchedDescentRun": "descent", "DescentRun": "descent", "GrowingBallStep": "descent",
     "batched_gradient_descent": "descent", "checkpoint_steps": "descent", "default_device": "descent",
+    "log_steps": "descent",
     "gradient_descent": "descent", "max_layer_norm": "descent", "resolve_engine": "descent",
     "NotAlgebraicError": "exact", "canonical": "exact", "dot": "exact", "independent_rows": "exact",
     "matvec": "exact", "nearest_solution": "exact", "nullspace": "exact", "rationalize": "exact", "sign": "exact",

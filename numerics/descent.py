@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal
@@ -44,15 +44,18 @@ class DescentRun:
 
 
 def gradient_descent(objective: Objective, theta0: np.ndarray, steps: int, step_size: float | StepRule, *,
-                     record_every: int = 1, callback: Callback | None = None) -> DescentRun:
-    """``steps`` updates from θ_0 (fewer if the callback stops); checkpoints every ``record_every`` steps."""
+                     record_every: int = 1, record_at: Sequence[int] | None = None,
+                     callback: Callback | None = None) -> DescentRun:
+    """``steps`` updates from θ_0 (fewer if the callback stops); checkpoints every ``record_every`` steps, or at
+    the steps ``record_at`` (e.g. :func:`log_steps`) and the last one."""
     rule: StepRule = step_size if callable(step_size) else (lambda t, theta, d: float(step_size))
     theta = np.array(theta0, dtype=float)
     recorded_steps, iterates = [], []
     etas = np.empty(steps)
+    wanted = set(checkpoint_steps(steps, record_every, record_at))
     t = 0
     for t in range(steps + 1):
-        if t % record_every == 0 or t == steps:
+        if t in wanted:
             recorded_steps.append(t)
             iterates.append(theta)
         if t == steps:
@@ -115,14 +118,23 @@ class BatchedDescentRun:
     steps: np.ndarray  # iteration indices of the checkpoints
     loss: np.ndarray  # len(steps) × runs
     theta: np.ndarray  # final iterates, runs × n_params
+    iterates: np.ndarray | None = None  # len(steps) × runs × n_params, when asked for (record_iterates=True)
 
 
 Engine = Literal["torch", "compiled", "auto"]
 
 
-def checkpoint_steps(steps: int, record_every: int) -> list[int]:
-    """Steps at which the batched engines record the loss: 0, k, 2k, ... and the last one."""
+def checkpoint_steps(steps: int, record_every: int = 1, record_at: Sequence[int] | None = None) -> list[int]:
+    """Steps at which the engines record: 0, k, 2k, ... and the last one, or 0, the steps ``record_at`` (those
+    within 0..steps) and the last one."""
+    if record_at is not None:
+        return sorted({0, steps} | {int(t) for t in record_at if 0 <= int(t) <= steps})
     return sorted(set(range(0, steps + 1, record_every)) | {steps})
+
+
+def log_steps(steps: int, count: int) -> list[int]:
+    """About ``count`` steps spread evenly in log t over 1..steps (distinct integers, the last one included)."""
+    return sorted({int(round(t)) for t in np.logspace(0, np.log10(max(steps, 1)), count)} | {steps})
 
 
 GPU_DRIVER_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg", "/dev/kfd")  # NVIDIA, WSL2, ROCm
@@ -159,39 +171,45 @@ def resolve_engine(objective: Objective, engine: Engine = "auto", device: str | 
 
 def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: int,
                              step_size: float | np.ndarray, *, record_every: int = 1,
+                             record_at: Sequence[int] | None = None, record_iterates: bool = False,
                              device: str | None = None, engine: Engine = "torch") -> BatchedDescentRun:
     """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64.
 
     ``objective`` gives the network, data and loss (its model must be a :class:`Network`); ``step_size`` is one
-    constant or one per run. The losses are recorded at steps 0, k, 2k, ... and at the last step. ``device``
+    constant or one per run. The losses are recorded at steps 0, k, 2k, ... and at the last step, or at the steps
+    ``record_at`` (e.g. :func:`log_steps`); ``record_iterates`` keeps the iterates there too. ``device``
     defaults to CUDA when available. ``engine``: ``torch`` (any network, CPU or CUDA), ``compiled`` (small
     fully-connected networks, CPU; see :mod:`numerics.compiled_descent`) or ``auto`` (:func:`resolve_engine`).
     """
     if not isinstance(objective.model, Network):
         raise TypeError("batched gradient descent needs a numerics.networks.Network")
     engine, device = resolve_engine(objective, engine, device)
-    checkpoints = checkpoint_steps(steps, record_every)
+    checkpoints = checkpoint_steps(steps, record_every, record_at)
     if engine == "compiled":
-        return _compiled_descent(objective, theta0, checkpoints, step_size)
-    return _torch_descent(objective, theta0, checkpoints, step_size, device)
+        return _compiled_descent(objective, theta0, checkpoints, step_size, record_iterates)
+    return _torch_descent(objective, theta0, checkpoints, step_size, device, record_iterates)
 
 
 def _compiled_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int],
-                      step_size: float | np.ndarray) -> BatchedDescentRun:
+                      step_size: float | np.ndarray, record_iterates: bool) -> BatchedDescentRun:
     from numerics.compiled_descent import compiled_stepper
 
     step = compiled_stepper(objective)
     state = np.ascontiguousarray(np.asarray(theta0, dtype=float).T)  # parameters × runs: runs are the SIMD lanes
     eta = np.broadcast_to(np.asarray(step_size, dtype=float), state.shape[1])
     losses = [objective.value(state.T)]
+    iterates = [state.T.copy()] if record_iterates else None
     for previous, t in zip(checkpoints, checkpoints[1:]):
         step(state, t - previous, eta)
         losses.append(objective.value(state.T))
-    return BatchedDescentRun(np.array(checkpoints), np.array(losses), state.T.copy())
+        if iterates is not None:
+            iterates.append(state.T.copy())
+    return BatchedDescentRun(np.array(checkpoints), np.array(losses), state.T.copy(),
+                             None if iterates is None else np.array(iterates))
 
 
 def _torch_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int], step_size: float | np.ndarray,
-                   device: str) -> BatchedDescentRun:
+                   device: str, record_iterates: bool = False) -> BatchedDescentRun:
     import torch
 
     as_tensor = partial(torch.as_tensor, dtype=torch.float64, device=device)
@@ -202,12 +220,17 @@ def _torch_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[i
     eta = eta[:, None] if eta.ndim == 1 else eta
     steps = checkpoints[-1]
     losses = torch.empty((len(checkpoints), theta.shape[0]), dtype=theta.dtype, device=device)
+    iterates = torch.empty((len(checkpoints), *theta.shape), dtype=theta.dtype, device=device) \
+        if record_iterates else None
     row = 0
     with torch.no_grad():
         for t in range(steps + 1):
             if t == checkpoints[row]:
                 losses[row] = batched.value(theta)
+                if iterates is not None:
+                    iterates[row] = theta
                 row += 1
             if t < steps:
                 theta.add_(eta * batched.descent(theta))
-    return BatchedDescentRun(np.array(checkpoints), losses.cpu().numpy(), theta.cpu().numpy())
+    return BatchedDescentRun(np.array(checkpoints), losses.cpu().numpy(), theta.cpu().numpy(),
+                             None if iterates is None else iterates.cpu().numpy())

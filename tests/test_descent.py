@@ -152,6 +152,27 @@ def test_batched_runs_match_numpy_runs(widths: list[int], loss: str, eta: float,
         assert np.max(np.abs(single.loss - batched.loss[:, run_index])) < 1e-10
 
 
+@pytest.mark.parametrize("engine", ["torch", "compiled"])
+def test_iterates_at_log_spaced_steps_match_the_reference_run(engine: str) -> None:
+    """The fast engines' iterates at requested steps are the reference run's iterates at those steps."""
+    rng = np.random.default_rng(8)
+    model = fully_connected([2, 3, 1], "relu")
+    X = rng.standard_normal((5, 2))
+    objective = Objective(model, X, np.sign(X[:, 0]), "exponential")
+    theta0 = 0.5 * rng.standard_normal((2, model.n_params))
+    wanted = descent.log_steps(3000, 12)
+    assert wanted[0] == 1 and wanted[-1] == 3000 and len(wanted) == len(set(wanted)) >= 10
+    batched = batched_gradient_descent(objective, theta0, 3000, 0.05, record_at=wanted, record_iterates=True,
+                                       device="cpu", engine=engine)
+    assert batched.steps.tolist() == [0, *wanted] and batched.iterates.shape == (len(wanted) + 1, 2, model.n_params)
+    reference = gradient_descent(objective, theta0[1], 3000, 0.05, record_every=1)
+    assert np.max(np.abs(reference.theta[batched.steps, :] - batched.iterates[:, 1])) < 1e-12
+    single = gradient_descent(objective, theta0[1], 3000, 0.05, record_at=wanted)
+    assert single.steps.tolist() == batched.steps.tolist()
+    assert np.array_equal(single.theta, reference.theta[single.steps])
+    assert batched_gradient_descent(objective, theta0, 10, 0.05, device="cpu", engine=engine).iterates is None
+
+
 @pytest.mark.parametrize("model", [diagonal(3, 3, "relu"), circular_convolutional(3, 2, activation="relu")],
                          ids=["diagonal", "convolutional"])
 def test_batched_runs_handle_structured_layers(model) -> None:
