@@ -60,3 +60,19 @@ def test_gradient_and_norm_balance():
     np.testing.assert_allclose(grad, numeric, atol=1e-8)
     rates = [v @ g for v, g in zip(tensor.split(theta), tensor.split(grad))]
     np.testing.assert_allclose(rates, rates[0], rtol=1e-12)
+
+
+def test_flow_engine_integrates_eq_7():
+    # the engine's descent direction is the formula of eq. (7) with the exponential loss's residuals (paper 002)
+    from numerics.losses import Objective
+    from theorems.tensor_networks.encodings import flow_field_formula
+
+    rng = np.random.default_rng(3)
+    for model in (convolutional_tensor(4, [2, 4]), fully_connected_tensor([3, 2, 2])):
+        theta0, X = rng.normal(size=model.n_params), rng.normal(size=(3, model.d_in))
+        y = np.sign(rng.normal(size=3))
+        residual = -y * np.exp(-y * (X @ model.beta(theta0)))
+        formula = np.concatenate([flow_field_formula(model.basis, model.split(theta0), X.T @ residual, layer)
+                                  for layer in range(model.degree)])
+        engine = Objective(model, X, y, "exponential").descent(theta0)
+        np.testing.assert_allclose(engine, formula, rtol=0, atol=1e-13 * np.max(np.abs(formula)))
