@@ -373,7 +373,8 @@ def trace_identity(sign: int):
     layers = [sympy.Matrix(3, 2, sympy.symbols("a0:6", real=True)),
               sympy.Matrix(1, 3, sympy.symbols("b0:3", real=True))]
     squares = [sum(e ** 2 for e in W) for W in layers]
-    return zero_decision(is_identically_zero(-sympy.Matrix(gram_gap(layers, 1)).trace() - sign * (squares[0] - squares[1])))
+    trace = sympy.Matrix(gram_gap(layers, 1)).trace()
+    return zero_decision(is_identically_zero(-trace - sign * (squares[0] - squares[1])))
 
 
 def _constant_without_gaps(layers: list[np.ndarray]) -> float:
