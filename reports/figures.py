@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from numerics.cache import cache_dir
+from reports.text import prose_plain
 from verify.claim import Plot
 from verify.runner import ClaimResult
 
@@ -88,6 +89,44 @@ def _power_of_ten(value: float, _position: int | None = None) -> str:
     return f"{sign}10{str(round(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def _label(text: str) -> str:
+    """A label as the reader should see it: W_k, x**2 and list reprs made readable, mathtext ($...$) kept."""
+    return text if "$" in text else prose_plain(text)
+
+
+def axis_labels(plot: Plot) -> tuple[str, str]:
+    """The plot's axis labels, falling back where the claim gave none: "index" for sequences drawn against
+    their index, "count" for histograms, the one series' label, or the series' labels together."""
+    xlabel, ylabel = plot.xlabel, plot.ylabel
+    if not xlabel and plot.kind != "hist" and plot.series and all(not s.y for s in plot.series):
+        xlabel = "index"
+    if not ylabel:
+        labels = [s.label for s in plot.series if s.label]
+        if plot.kind == "hist":
+            ylabel = "count"
+        elif len(labels) == 1 or len(set(labels)) == 1:
+            ylabel = labels[0]
+        elif labels and len(", ".join(labels)) <= 40:
+            ylabel = ", ".join(labels)
+        else:
+            ylabel = "value"
+    return _label(xlabel), _label(ylabel)
+
+
+def _legend(figure: Figure, ax: Axes) -> float:
+    """A legend above the axes, never over the data; returns the axes' top as a fraction of the figure."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return 0.96
+    width = sum(len(label) + 6 for label in labels)
+    columns = len(labels) if width <= 95 else max(1, min(len(labels), 95 // max(len(label) + 6 for label in labels)))
+    rows = math.ceil(len(labels) / columns)
+    top = 0.95 - 0.075 * rows
+    figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.1, 0.995), ncols=columns,
+                  borderaxespad=0.2, handlelength=1.8, columnspacing=1.4)
+    return top
+
+
 def _draw_curves(ax: Axes, plot: Plot) -> None:
     for series in plot.series:
         x, y = _values(series.x), _values(series.y)
@@ -96,11 +135,11 @@ def _draw_curves(ax: Axes, plot: Plot) -> None:
         if len(x) != len(y):
             raise PlotError(f"series '{series.label}' has {len(x)} x values but {len(y)} y values")
         if plot.kind == "line":
-            ax.plot(x, y, label=series.label)
+            ax.plot(x, y, label=_label(series.label))
         else:
-            ax.plot(x, y, linestyle="none", marker="o", markersize=2.5, alpha=0.8, label=series.label)
+            ax.plot(x, y, linestyle="none", marker="o", markersize=2.5, alpha=0.8, label=_label(series.label))
     for label, value in plot.reference:
-        ax.axhline(value, label=label, **REFERENCE_STYLE)
+        ax.axhline(value, label=_label(label), **REFERENCE_STYLE)
 
 
 def _draw_histogram(ax: Axes, plot: Plot) -> None:
@@ -120,10 +159,11 @@ def _draw_histogram(ax: Axes, plot: Plot) -> None:
             if len(edges) > MAX_HISTOGRAM_BINS + 1:
                 edges = np.linspace(edges[0], edges[-1], MAX_HISTOGRAM_BINS + 1)
         for series, values in zip(plot.series, samples):
-            _, _, patches = ax.hist(values, bins=edges, histtype="stepfilled", alpha=0.35, label=series.label)
+            _, _, patches = ax.hist(values, bins=edges, histtype="stepfilled", alpha=0.35,
+                                    label=_label(series.label))
             ax.hist(values, bins=edges, histtype="step", linewidth=0.9, color=patches[0].get_facecolor()[:3])
     for label, value in plot.reference:
-        ax.axvline(value, label=label, **REFERENCE_STYLE)
+        ax.axvline(value, label=_label(label), **REFERENCE_STYLE)
 
 
 def plot_svg(plot: Plot) -> str:
@@ -183,13 +223,13 @@ def _draw(plot: Plot) -> str:
                 set_scale(scale)
                 axis.set_major_formatter(FuncFormatter(_power_of_ten))
         ax.minorticks_off()  # minor log ticks cost more than half of the drawing time and add little
-        ax.set_xlabel(plot.xlabel)
-        ax.set_ylabel(plot.ylabel)
+        xlabel, ylabel = axis_labels(plot)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.grid(True, linewidth=0.3, color="#d0d0d0")
         ax.set_axisbelow(True)
-        if any(s.label for s in plot.series) or plot.reference:
-            ax.legend(loc="best")
-        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.19, top=0.96)
+        top = _legend(figure, ax)  # above the axes: a legend inside them covers data somewhere
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.19, top=top)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()

@@ -51,13 +51,17 @@ from typing import Any
 import typst
 
 from reports.figures import PLOT_FONTS, PlotError, plot_svgs
-from verify.claim import PAPERS, Evidence, Figure, Plot, Role, Verdict
+from reports.text import evidence_labels, prose
+from verify.claim import ERRATA_NATURES, PAPERS, ConclusionResult, Evidence, Figure, Plot, Role, Verdict
 from verify.runner import ClaimResult, RunResults
 
 TEMPLATE = Path(__file__).resolve().parent / "template.typ"
 TIGHTNESS_PREFIX = "tightness"
 REQUIRED_PROVENANCE = ("profile", "seed", "started")
 REQUIRED_CLAIM_KEYS = ("paper", "ref", "kind", "title", "statement")
+# the summary's rows: the better verdicts first, then the failures
+SUMMARY_ORDER = (Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.ASSUMED, Verdict.REFUTED, Verdict.CONTRADICTED,
+                 Verdict.INCONCLUSIVE, Verdict.TOOTHLESS, Verdict.ERROR)
 
 
 class ReportError(ValueError):
@@ -163,7 +167,8 @@ def _number(value: Figure) -> dict[str, str | None]:
     if isinstance(value, bool):
         return {"text": str(value).lower(), "exp": None}
     if isinstance(value, str):
-        return {"text": value, "exp": None}
+        special = {"nan": "NaN", "inf": "\u221e", "-inf": "\u2212\u221e"}
+        return {"text": special.get(value, value), "exp": None}
     if isinstance(value, int) and abs(value) < 10**12:
         return {"text": str(value).replace("-", "\u2212"), "exp": None}
     text = f"{float(value):.6g}"
@@ -174,6 +179,32 @@ def _number(value: Figure) -> dict[str, str | None]:
 
 def _seconds(value: float) -> str:
     return f"{value:.2f} s" if value < 10 else f"{value:.1f} s" if value < 1000 else f"{value:.0f} s"
+
+
+def _prose(text: str) -> str | list[list[str]]:
+    """A plain text for the template: itself, or [text, "" | "sub" | "sup"] segments (:func:`reports.text.prose`)."""
+    segments = prose(text)
+    if all(style == "" for _, style in segments):
+        return "".join(part for part, _ in segments)
+    return [[part, style] for part, style in segments]
+
+
+_SEPARATORS = "._/=:,+-"
+
+
+def pieces(text: str) -> list[str]:
+    """An id or key cut after its separators, so that a line may break there; never inside a number
+    (``0.125``, ``1e-05``) and never before the first character."""
+    out = [""]
+    for index, char in enumerate(text):
+        out[-1] += char
+        if char in _SEPARATORS:
+            before = text[index - 1] if index > 0 else ""
+            after = text[index + 1] if index + 1 < len(text) else ""
+            inside_number = after.isdigit() and (before.isdigit() or (char in "+-" and before in "eE"))
+            if after and not inside_number:
+                out.append("")
+    return [piece for piece in out if piece]
 
 
 def _require_text(description: Mapping[str, Any], key: str, claim_id: str) -> str:
@@ -191,14 +222,20 @@ def _texts(description: Mapping[str, Any], key: str, claim_id: str) -> list[str]
 
 
 def _mark(item: Evidence) -> tuple[str, str]:
-    """What a pass/fail means for this role, in words, and its tone for colouring."""
+    """What the item's outcome means for its role, in words, and its tone for colouring.
+
+    A counterexample attempt that did not reproduce is a failing item (it keeps its conclusion
+    inconclusive), shown as failing; an item whose criterion could not decide is shown as undecided.
+    """
     passed = item.passed
-    if item.role is Role.COUNTEREXAMPLE:
-        return ("found", "refuting") if passed else ("not found", "neutral")
-    if item.role is Role.CONTROL:
-        return ("rejected", "good") if passed else ("not rejected", "bad")
     if item.role is Role.ERROR:
         return "error", "bad"
+    if item.undecided:
+        return "undecided", "bad"
+    if item.role is Role.COUNTEREXAMPLE:
+        return ("found", "refuting") if passed else ("not reproduced", "bad")
+    if item.role is Role.CONTROL:
+        return ("rejected", "good") if passed else ("not rejected", "bad")
     return ("holds", "good") if passed else ("fails", "bad")
 
 
@@ -209,6 +246,29 @@ def _evidence_class(item: Evidence) -> str:
     if item.role is Role.ERROR:
         return "error"
     return f"{item.kind.value} {item.role.value}"
+
+
+def _labels(evidence: Sequence[Evidence]) -> list[str]:
+    """E1, E2, ... for evidence items and C1, C2, ... for negative controls, in recording order."""
+    return evidence_labels([item.role.value for item in evidence])
+
+
+def _conclusion_results(result: ClaimResult) -> tuple[ConclusionResult, ...]:
+    """The result's conclusions; a result stored before conclusions existed stands as one conclusion."""
+    if result.conclusions:
+        return result.conclusions
+    return (ConclusionResult("statement", result.verdict, result.expected, tuple(range(len(result.evidence))),
+                             ""),)
+
+
+def certification(result: ClaimResult) -> str | None:
+    """"full" when every conclusion is certified, "partial" when some are and the rest confirmed, else None."""
+    verdicts = [c.verdict for c in _conclusion_results(result)]
+    if verdicts and all(v is Verdict.CERTIFIED for v in verdicts):
+        return "full"
+    if Verdict.CERTIFIED in verdicts and all(v in (Verdict.CERTIFIED, Verdict.CONFIRMED) for v in verdicts):
+        return "partial"
+    return None
 
 
 class _DocumentBuilder:
@@ -224,15 +284,21 @@ class _DocumentBuilder:
         self.markup.append((claim_id, field, item))
         return item
 
-    def evidence(self, item: Evidence) -> dict[str, Any]:
+    def evidence(self, item: Evidence, labels: Sequence[str], index: int, several: bool) -> dict[str, Any]:
         mark, tone = _mark(item)
         plot = None
         if item.plot is not None:
             plot = len(self.plots)
             self.plots.append(item.plot)
-        return {"name": item.name, "class": _evidence_class(item), "role": item.role.value, "mark": mark,
-                "tone": tone, "detail": item.detail, "plot": plot,
-                "figures": [{"key": k, "value": _number(v)} for k, v in item.figures.items()]}
+        perturbs = labels[item.perturbs] if item.perturbs is not None and item.perturbs < len(labels) else None
+        return {"label": labels[index], "name": _prose(item.name), "class": _evidence_class(item),
+                "role": item.role.value, "mark": mark, "tone": tone, "detail": _prose(item.detail), "plot": plot,
+                "conclusion": _prose(item.conclusion) if several and item.conclusion else None,
+                "criterion": _prose(item.criterion) if item.criterion else None,
+                "arguments": [{"name": pieces(name), "value": _prose(value)}
+                              for name, value in item.arguments.items()],
+                "perturbs": perturbs, "change": _prose(item.change) if item.change else None,
+                "figures": [{"key": pieces(k), "value": _number(v)} for k, v in item.figures.items()]}
 
     def claim(self, result: ClaimResult) -> dict[str, Any]:
         description = result.claim
@@ -243,20 +309,33 @@ class _DocumentBuilder:
         profiles = description.get("profiles") or {}
         profile = str(self.run.provenance["profile"])
         redundant_kind = texts["ref"].lower().startswith(texts["kind"].lower())
+        conclusions = _conclusion_results(result)
+        several = len(conclusions) > 1
+        labels = _labels(result.evidence)
+        items = [self.evidence(e, labels, i, several) for i, e in enumerate(result.evidence)]
+        erratum = description.get("erratum")
         return {
-            "id": result.id, "paper": texts["paper"], "ref": texts["ref"], "title": texts["title"],
+            "id": result.id, "id_pieces": pieces(result.id), "paper": texts["paper"], "ref": _prose(texts["ref"]),
+            "title": _prose(texts["title"].strip().rstrip(".")),
             "kind": None if redundant_kind else texts["kind"],
             "statement": self.markup_item(texts["statement"], result.id, "statement"),
             "hypotheses": [self.markup_item(h, result.id, f"hypothesis {i + 1}")
                            for i, h in enumerate(_texts(description, "hypotheses", result.id))],
             "notes": [self.markup_item(n, result.id, f"note {i + 1}")
                       for i, n in enumerate(_texts(description, "notes", result.id))],
-            "profile_run": profiles.get(profile) if isinstance(profiles, dict) else None,
+            "profile_run": _prose(profiles[profile]) if isinstance(profiles, dict) and profiles.get(profile)
+            else None,
             "verdict": result.verdict.value, "expected": result.expected.value, "as_expected": result.ok,
+            "certification": certification(result),
             "seconds": _seconds(result.seconds),
             "corrected_by": description.get("corrected_by"), "corrects": description.get("corrects"),
-            "evidence": [self.evidence(e) for e in result.evidence if e.role is not Role.CONTROL],
-            "controls": [self.evidence(e) for e in result.evidence if e.role is Role.CONTROL],
+            "erratum": erratum if erratum in ERRATA_NATURES else None,
+            "conclusions": [{"name": _prose(c.name), "verdict": c.verdict.value, "expected": c.expected.value,
+                             "ok": c.verdict is c.expected, "rigorous": c.rigorous, "reason": _prose(c.reason),
+                             "evidence": [labels[i] for i in c.evidence if i < len(labels)]}
+                            for c in conclusions],
+            "evidence": [e for e in items if e["role"] != Role.CONTROL.value],
+            "controls": [e for e in items if e["role"] == Role.CONTROL.value],
         }
 
     def build(self) -> dict[str, Any]:
@@ -264,16 +343,19 @@ class _DocumentBuilder:
         claims = [self.claim(r) for r in run.results]
         by_id = {c["id"] for c in claims}
         paper_keys = list(PAPERS) + sorted({c["paper"] for c in claims} - PAPERS.keys())
+        against = [c for c in claims if c["verdict"] in (Verdict.REFUTED.value, Verdict.CONTRADICTED.value)]
         return {
             "provenance": _provenance(run.provenance),
-            "verdicts": [v.value for v in Verdict],
+            "verdicts": [v.value for v in SUMMARY_ORDER],
             "summary": _summary(run, paper_keys),
             "claims": claims,
             "papers": [{**_paper(key), "claims": [c["id"] for c in claims if c["paper"] == key]}
                        for key in paper_keys if any(c["paper"] == key for c in claims)],
-            "errata": [{"id": c["id"], "corrected_in_run": c["corrected_by"] in by_id}
-                       for c in claims if c["verdict"] == Verdict.REFUTED.value],
-            "tightness": [{"claim": r.id, "evidence": e.name, "key": key, "value": _number(value)}
+            "errata": [{"nature": nature,
+                        "claims": [{"id": c["id"], "corrected_in_run": c["corrected_by"] in by_id}
+                                   for c in against if c["erratum"] == nature]}
+                       for nature in (*ERRATA_NATURES, None) if any(c["erratum"] == nature for c in against)],
+            "tightness": [{"claim": r.id, "evidence": _prose(e.name), "key": pieces(key), "value": _number(value)}
                           for r in run.results for e in r.evidence for key, value in e.figures.items()
                           if key.startswith(TIGHTNESS_PREFIX)],
         }
@@ -304,7 +386,26 @@ def _provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
         "wall": _seconds(float(wall)) if isinstance(wall, (int, float)) else None,
         "libraries": [{"name": str(k), "version": str(v)} for k, v in libraries.items()]
         if isinstance(libraries, dict) else [],
+        "selection": _selection(provenance.get("selection")),
     }
+
+
+def _selection(selection: Any) -> str | None:
+    """Page 1's note on a run of part of the registry (``provenance["selection"]``, written by ``verify run``)."""
+    if not isinstance(selection, dict):
+        return None
+    claims, registered = selection.get("claims"), selection.get("registered")
+    if not isinstance(claims, int) or not isinstance(registered, int) or claims >= registered:
+        return None
+    chosen = []
+    if selection.get("paper"):
+        chosen.append(f"the claims of paper {selection['paper']}")
+    ids = selection.get("ids") or []
+    if ids:
+        shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+        chosen.append(shown)
+    what = f" ({'; '.join(chosen)})" if chosen else ""
+    return f"This run covers {claims} of the {registered} registered claims{what}."
 
 
 def _paper(key: str) -> dict[str, str]:
@@ -315,7 +416,11 @@ def _paper(key: str) -> dict[str, str]:
 
 def _summary(run: RunResults, paper_keys: Sequence[str]) -> dict[str, Any]:
     def row(results: Sequence[ClaimResult]) -> dict[str, Any]:
+        conclusions = [c for r in results for c in _conclusion_results(r)]
         return {"counts": {v.value: sum(r.verdict is v for r in results) for v in Verdict},
+                "partly_certified": sum(certification(r) == "partial" for r in results),
+                "conclusions": len(conclusions),
+                "conclusions_certified": sum(c.verdict is Verdict.CERTIFIED for c in conclusions),
                 "total": len(results), "as_expected": sum(r.ok for r in results),
                 "seconds": _seconds(sum(r.seconds for r in results))}
 

@@ -305,3 +305,130 @@ def test_run_seeds_reports_the_seeds_that_missed(toy_registry):
     assert list(runs) == [5, 6, 7] and all(run.provenance["seeds"] == seeds for run in runs.values())
     assert [run.provenance["seed"] for run in runs.values()] == seeds
     assert seed_misses(runs) == {"align.toy.toothless": [(5, "toothless"), (6, "toothless"), (7, "toothless")]}
+
+
+# -- command line: machine output, show, list, run table, report naming ----------------------------------------
+def _two_part_claim(registry, banner=False):
+    """A toy claim of two conclusions (one certified, one confirmed), with texts the terminal must keep."""
+    within = Criterion("value ≤ bound", lambda value, bound: value <= bound)
+
+    @registry.claim(id="rank.toy.parts", ref="Theorem [A.1]", kind="theorem", title="two parts: W_k^T and [0, 1]",
+                    statement="$W_(k+1)^T W_(k+1) <= 1$ on $[0, 1]$, a\\/b", profiles={"quick": "q"},
+                    conclusions={"exact part": "certified", "numeric part max_ratio[0.5]": "confirmed"})
+    def _parts(ctx):
+        if banner:
+            import os
+
+            os.write(1, b"SOLVER BANNER written by C code\n")
+            print("a stray print")
+        ctx.prove("exact bound", "exact", within(1, 2), "detail with [0.5, 1] kept", {"max_ratio[0.5]": 0.5},
+                  conclusion="exact part")
+        ctx.control("bound halved", within(1, 0.5), "bound: 2 → 0.5")
+        ctx.support("numeric bound", "numeric", within(0.9, 1.0), "x**2 below 1",
+                    conclusion="numeric part max_ratio[0.5]")
+        ctx.control("bound lowered", within(0.9, 0.1), "1 → 0.1")
+
+
+def test_cli_run_json_to_stdout_is_one_json_document(toy_registry, tmp_path, capfd):
+    _two_part_claim(toy_registry, banner=True)
+    code = cli.main(["run", "rank.toy.parts", "rank.toy.certified", "--json", "-", "--store", str(tmp_path)])
+    out, err = capfd.readouterr()
+    assert code == 0
+    data = json.loads(out)  # nothing but the JSON: the banner, prints, table and summary went to stderr
+    assert [r["id"] for r in data["results"]] == ["rank.toy.parts", "rank.toy.certified"]
+    assert data["provenance"]["selection"] == {"claims": 2, "registered": 7, "paper": None,
+                                               "ids": ["rank.toy.parts", "rank.toy.certified"]}
+    assert "SOLVER BANNER" in err and "a stray print" in err and "2 claims in" in err
+    assert "[1/2] rank.toy.parts: confirmed" in err  # not a terminal: a line per finished claim
+
+
+def test_cli_other_json_outputs_parse(toy_registry, tmp_path, capfd, monkeypatch):
+    import sys
+    import types
+
+    assert cli.main(["list", "--json"]) == 0
+    assert len(json.loads(capfd.readouterr().out)) == 6
+    assert cli.main(["show", "rank.toy.certified", "--json", "--store", str(tmp_path)]) == 0
+    assert json.loads(capfd.readouterr().out)["latest"] is None
+
+    def noisy(*args, **kwargs):
+        import os
+
+        os.write(1, b"Running HiGHS 1.7\n")
+        print("python chatter")
+        return types.SimpleNamespace(to_json=lambda: {"ok": True}, ok=True)
+
+    monkeypatch.setitem(sys.modules, "verify.checker", types.SimpleNamespace(check_construction=noisy))
+    assert cli.main(["check", "any.toml", "--json"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out) == {"ok": True} and "Running HiGHS" in err and "python chatter" in err
+
+    def benchmarks(names, size, repeat, device, on_result):
+        import os
+
+        os.write(1, b"engine banner\n")
+        return {"benchmarks": names}
+
+    monkeypatch.setattr(cli, "run_benchmarks", benchmarks)
+    monkeypatch.setattr(cli, "bench_table", lambda report: "TABLE")
+    monkeypatch.setattr(cli, "statistics_lines", lambda report: ["[stats] line"])
+    assert cli.main(["bench", "--json", "-"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out) == {"benchmarks": list(cli.BENCHMARKS)}
+    assert "engine banner" in err and "TABLE" in err and "[stats] line" in err
+
+
+def test_cli_run_table_and_show_give_each_conclusion(toy_registry, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    _two_part_claim(toy_registry)
+    assert cli.main(["run", "rank.toy.parts", "--store", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "└ exact part" in out and "└ numeric part max_ratio[0.5]" in out
+    assert cli.main(["show", "rank.toy.parts", "--store", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    # rich markup is escaped: bracketed text survives; the statement reads as plain text
+    assert "Theorem [A.1]" in out and "[0, 1]" in out and "max_ratio[0.5]" in out
+    assert "statement: W_(k+1)ᵀ W_(k+1) ≤ 1 on [0, 1], a/b" in out
+    assert "conclusion: exact part (expected certified)" in out
+    assert "same check as E1, perturbed: bound: 2 → 0.5" in out and "criterion: value ≤ bound(value = 1, " in out
+    assert "x² below 1" in out and "detail with (0.5, 1) kept" in out
+    for name, verdict in (("exact part", "certified"), ("numeric part", "confirmed")):
+        assert any(name in line and verdict in line for line in out.splitlines())
+
+
+def test_cli_list_keeps_ids_whole_at_80_columns_and_shows_conclusions(toy_registry, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    _two_part_claim(toy_registry)
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for claim_id in ("rank.toy.certified", "margin.toy.confirmed", "tensor.toy.corrected", "rank.toy.parts"):
+        assert claim_id in out
+    assert "7 claims" in out and "1 cert + 1 conf" in out
+    assert cli.main(["list", "--markdown", "--paper", "rank"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "| confirmed (1 certified, 1 confirmed) | not run |" in next(r for r in rows if "rank.toy.parts" in r)
+
+
+def test_cli_options_anywhere_and_never_twice(toy_registry, tmp_path, capsys):
+    assert cli.main(["list", "--paper", "rank", "--paper", "tensor"]) == 2
+    assert "given twice" in capsys.readouterr().err
+    assert cli.main(["run", "rank.toy.certified", "--store", str(tmp_path / "after")]) == 0
+    assert (tmp_path / "after" / "latest.json").exists()
+
+
+def test_cli_report_is_named_after_the_run(toy_registry, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    store = ["--store", str(tmp_path / "store")]
+    assert cli.main(store + ["run", "--paper", "tensor"]) == 0
+    assert cli.main(store + ["report"]) == 0
+    assert (tmp_path / "out" / "report-tensor.pdf").exists() and not (tmp_path / "out" / "report.pdf").exists()
+    assert "2 claims of 6 registered" in capsys.readouterr().out
+    assert cli.main(store + ["run", "rank.toy.certified", "--profile", "full"]) == 0
+    assert cli.main(store + ["report"]) == 0
+    assert (tmp_path / "out" / "report-full-rank.toy.certified.pdf").exists()
+    assert cli.main(store + ["run", "rank.toy.certified", "tensor.toy.refuted"]) == 0
+    assert cli.main(store + ["report"]) == 0
+    assert (tmp_path / "out" / "report-2-claims.pdf").exists()
+    assert cli.main(store + ["run"]) == 1  # every claim: the report of the whole suite
+    assert cli.main(store + ["report"]) == 0
+    assert (tmp_path / "out" / "report.pdf").exists()

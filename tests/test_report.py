@@ -17,9 +17,10 @@ import pytest
 
 from reports import figures
 from reports.figures import PlotError, plot_svg
-from reports.render import Report, check_markup, creation_timestamp, render_report
+from reports.render import Report, check_markup, creation_timestamp, pieces, render_report
+from reports.text import plain_text, prose, prose_plain
 from verify import cli
-from verify.claim import Plot, Series
+from verify.claim import Plot, Series, Verdict
 from verify.runner import RunResults
 from verify.store import ResultStore
 
@@ -92,7 +93,7 @@ def test_committed_fixture_matches_its_generator(small_run: RunResults) -> None:
     stored = json.loads(fixture.SMALL_RUN.read_text())
     assert stored == json.loads(json.dumps(small_run.to_json())), "run tests/fixtures/report_fixture.py"
     verdicts = {r.verdict.value for r in small_run.results}
-    assert verdicts == {"certified", "confirmed", "refuted", "inconclusive", "assumed", "toothless"}
+    assert verdicts == {v.value for v in Verdict}
     assert {r.claim["paper"] for r in small_run.results} == {"rank", "margin", "tensor", "align"}
 
 
@@ -107,9 +108,14 @@ def test_every_claim_id_and_section_is_in_the_text(text: str, small_run: RunResu
 
 
 def test_errata_show_counterexample_and_corrected_variant(text: str) -> None:
-    errata = text[text.index("Errata"): text.index("Measuredtightness")]
+    errata = text[text.index("Eachclaimbelowfailsasprinted"): text.index("Measuredtightness")]
     assert "margin.thm3" in errata and "margin.thm3-corrected" in errata
     assert "two-pointdataset" in errata and "Correctedvariant" in errata
+    # grouped by the nature of the erratum: substantive first, then literal; contradicted claims too
+    order = [errata.index(part) for part in ("Substantiveerrata", "margin.thm3REFUTED", "Literalerrata",
+                                             "margin.lem4CONTRADICTED", "Nocorrectedvariantisregistered")]
+    assert order == sorted(order)
+    assert "tensor.prop5" not in errata  # an error is a defect of the check, not an erratum
     tightness = text[text.index("Measuredtightness"):]
     for key, value in (("tightness_rank_over_bound", "0.873452"), ("tightness_margin_ratio", "0.5"),
                        ("tightness_rate", "1.0021")):
@@ -121,7 +127,7 @@ def test_plots_are_embedded_with_captions_and_text(text: str, small_run: RunResu
     for index, plot in enumerate(plots, start=1):
         assert f"Figure{index}:" + "".join(plot.title.split()) in text
         for series in plot.series:  # labels stay text inside the plots: searchable, and in an embedded font
-            assert "".join(series.label.split()) in text
+            assert "".join(prose_plain(series.label).split()) in text
         for label, _ in plot.reference:
             assert "".join(label.split()) in text
     assert "10\u207b\u2074" in text  # a log axis labels its decades with superscripts
@@ -327,3 +333,111 @@ def test_drawn_plots_are_cached_on_disk(small_run: RunResults, tmp_path: Path, m
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("IBVERIFY_CACHE_DIR", str(tmp_path / "file"))  # a cache that cannot be written is skipped
     assert plot_svg(shifted) == draw(shifted)
+
+
+# -- conclusions, controls and the verdict rules --------------------------------------------------------------
+def _section(text: str, claim_id: str, verdict: str) -> str:
+    """The text from a claim's heading (its id and verdict badge) on."""
+    claims = text[text.index("Measuredtightness"):]
+    return claims[claims.index(claim_id + verdict.upper()):]
+
+
+def test_claim_pages_show_each_conclusion_with_its_verdict_and_evidence(text: str) -> None:
+    section = _section(text, "rank.thm2", "confirmed")
+    section = section[: section.index("rank.prop3TOOTHLESS")]
+    assert "ConclusionVerdictRigorousReasonEvidence" in section
+    assert "effectiverankfallstowards1(m=2,4,8)CONFIRMEDnorestsontrendevidence" in section
+    assert "rankofW1atinitialization≤m(m=2,4,8)CERTIFIEDyeseveryitemrigorous,allpassE3,C2" in section
+    # every evidence item with its criterion and arguments; each control as the same check, perturbed
+    assert "E1effectiverankdecreasestrendsupport" in section
+    assert "criterionvalue≤bound·value=1.0000372,bound=1.01" in section
+    assert "C1rankbelowonenegativecontrolrejectedSamecheckasE1,perturbed:bound:1.01→0.5" in section
+    assert "criterionvalue≤bound·value=1.0000372,bound=0.5" in section
+    assert "C2widthhalvednegativecontrolrejectedSamecheckasE3,perturbed:m:8→4(m→m/2)" in section
+
+
+def test_failing_items_are_shown_failing(text: str) -> None:
+    section = _section(text, "tensor.cor2", "inconclusive")
+    assert "seconddecompositionnumericcounterexamplenotreproduced" in section  # a failed attempt fails
+    assert "solverfailederror" in section
+    assert "orthogonaldecompositionnumericsupportfails" in section
+    toothless = _section(text, "rank.prop3", "toothless")
+    assert "C1targettwonegativecontrolnotrejected" in toothless
+    assert "C2notolerancenegativecontrolundecided" in toothless and "ValueError" in toothless
+    error = _section(text, "tensor.prop5", "error")
+    assert "defect:proof'boundholdssymbolically'andcounterexample'boundfailsatx=3'" in error
+
+
+def test_summary_counts_full_and_partial_certification_and_every_verdict(text: str, small_run: RunResults) -> None:
+    summary = text[text.rindex("1Summary", 0, text.index("Allclaims")): text.index("Allclaims")]
+    # certified claims: every conclusion certified (rank.lem1, align.lem2); rank.thm2 is partly certified
+    assert "CERTIFIEDeveryconclusion1" in summary
+    assert "ofwhichpartlycertified1" in summary
+    for verdict in ("CONTRADICTED", "ERROR", "TOOTHLESS", "INCONCLUSIVE", "REFUTED", "ASSUMED"):
+        assert verdict in summary
+    conclusions = sum(len(r.conclusions) for r in small_run.results)
+    certified = sum(c.verdict is Verdict.CERTIFIED for r in small_run.results for c in r.conclusions)
+    assert "Conclusionscertified" in summary and f"{certified}/{conclusions}" in summary
+
+
+def test_how_to_read_states_the_verdict_rules(text: str) -> None:
+    rules = text[text.index("Howtoreadtheverdicts"): text.index("Contents")]
+    for rule in ("aproofandacounterexampleofthesameconclusionthatbothpass:ERROR",
+                 "anegativecontrolmissing,notrejected,orundecided",
+                 "REFUTEDwhenitisrigorous(symbolic,exactorinterval)",
+                 "CONTRADICTEDwhenitisonlynumerical",
+                 "CERTIFIEDonlywheneveryitemisrigorous,withaproofamongthem,andallpass",
+                 "CONFIRMEDwhenallpassandsomearenumerical,convexortrendevidence",
+                 "verdictistheweakestofitsconclusions"):
+        assert rule in rules, rule
+
+
+# -- readable texts outside the typeset statements ------------------------------------------------------------
+def test_no_raw_markup_in_prose(text: str) -> None:
+    claims = text[text.index("Summary"):]
+    for raw in ("**", "^", "_{", "_(", "[0.5,", "'sqrt"):
+        assert raw not in claims, raw
+    assert "σ2/σ1below10−3" in claims and "‖∇L‖2=2·x2" in claims and "samples(0.5,0.25,0.125,0.0625)" in claims
+
+
+@pytest.mark.parametrize("raw,segments", [
+    ("W_(k+1)^T W_k", [("W", ""), ("k+1", "sub"), ("⊤", "sup"), (" W", ""), ("k", "sub")]),
+    ("x_{ij} = 2*x**2", [("x", ""), ("ij", "sub"), (" = 2·x", ""), ("2", "sup")]),
+    ("max_ratio[0.5] and tightness_rate", [("max_ratio[0.5] and tightness_rate", "")]),
+    ("widths ['a', 'b'] at time nan", [("widths (a, b) at time NaN", "")]),
+    ("np.float64(0.30000000000000004)", [("0.3", "")]),
+    ("e^(-t), sigma_1", [("e", ""), ("−t", "sup"), (", σ", ""), ("1", "sub")]),
+])
+def test_prose_reads_ascii_notation(raw: str, segments: list[tuple[str, str]]) -> None:
+    assert prose(raw) == segments
+
+
+def test_plain_text_of_statements() -> None:
+    assert plain_text("$W_(k+1)^T W_(k+1) <= norm(x)^2$ for $k -> oo$, a\\/b [x]") == \
+        "W_(k+1)ᵀ W_(k+1) ≤ ‖x‖² for k → ∞, a/b [x]"
+    assert plain_text('$op("rank")(W) in RR^(m times d)$') == "rank(W) ∈ ℝ^(m × d)"
+
+
+def test_keys_break_between_words_never_inside_numbers() -> None:
+    assert pieces("max_ratio[0.125]") == ["max_", "ratio[0.125]"]
+    assert pieces("tol=1e-05") == ["tol=", "1e-05"]
+    assert "".join(pieces(fixture.LONG_ID)) == fixture.LONG_ID
+
+
+def test_every_plot_has_axis_labels_and_stays_in_its_claim(text: str, small_run: RunResults) -> None:
+    from reports.figures import axis_labels
+
+    claims = text[text.index("Measuredtightness"):]
+    number = 0
+    for result in small_run.results:
+        for item in result.evidence:
+            if item.plot is None:
+                continue
+            number += 1
+            assert all(axis_labels(item.plot)), (result.id, item.name)
+            caption = claims.index(f"Figure{number}:")
+            headings = [claims.rfind(r.id + r.verdict.value.upper(), 0, caption) for r in small_run.results]
+            assert max(range(len(headings)), key=headings.__getitem__) == small_run.results.index(result)
+    assert axis_labels(Plot("line", "t", (Series("a", (1.0,), (2.0,)), Series("b", (1.0,), (3.0,))))) == \
+        ("", "a, b")
+    assert axis_labels(Plot("scatter", "t", (Series("", (1.0, 2.0)),))) == ("index", "value")

@@ -1,24 +1,31 @@
 """The ``verify`` command line: list, run and show claims, render the PDF report, and time the engines.
 
-Bad input (unknown id or paper, unreadable file) gives one line on stderr and exit status 2.
+Bad input (unknown id or paper, unreadable file) gives one line on stderr and exit status 2. Machine output
+(``--json -``, ``list --json``, ``show --json``, ``check --json``) is exactly one JSON document on stdout:
+tables, progress and anything a solver library prints go to stderr meanwhile (redirected at the file
+descriptor level, so banners written by C code are caught too).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
-from verify.claim import PAPERS, Claim, Profile, Verdict
+from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
 from verify.registry import UnknownClaimError, get, select
 from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_claims
 from verify.store import ResultStore
@@ -27,8 +34,10 @@ EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
 
 VERDICT_STYLE = {
     Verdict.CERTIFIED: "bold green", Verdict.CONFIRMED: "green", Verdict.REFUTED: "bold magenta",
-    Verdict.INCONCLUSIVE: "yellow", Verdict.ASSUMED: "cyan", Verdict.TOOTHLESS: "bold red",
+    Verdict.CONTRADICTED: "magenta", Verdict.INCONCLUSIVE: "yellow", Verdict.ASSUMED: "cyan",
+    Verdict.TOOTHLESS: "bold red", Verdict.ERROR: "bold white on red",
 }
+DEFAULT_REPORT = Path("out") / "report.pdf"
 
 
 class UsageError(Exception):
@@ -48,6 +57,52 @@ def _verdict_text(verdict: Verdict) -> str:
     return f"[{VERDICT_STYLE[verdict]}]{verdict.value}[/]"
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _breakdown(verdicts: Sequence[Verdict], short: bool = False) -> str:
+    """Several conclusions' verdicts in a few words: "1 certified, 2 confirmed" (best first; short: "1 cert +
+    2 conf" for a narrow column), or "" for a claim of one conclusion."""
+    if len(verdicts) <= 1:
+        return ""
+    counts = Counter(verdicts)
+    if len(counts) == 1:
+        return f"{len(verdicts)} conclusions" if not short else f"{len(verdicts)} parts"
+    if short:
+        return " + ".join(f"{counts[v]} {v.value[:4]}" for v in reversed(VERDICT_ORDER) if counts[v])
+    return ", ".join(f"{counts[v]} {v.value}" for v in reversed(VERDICT_ORDER) if counts[v])
+
+
+def _with_breakdown(verdict: Verdict, verdicts: Sequence[Verdict]) -> str:
+    detail = _breakdown(verdicts)
+    return f"{verdict.value} ({detail})" if detail else verdict.value
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr(active: bool = True) -> Iterator[None]:
+    """While active, whatever is written to stdout (Python or C code, e.g. a solver's banner) goes to stderr,
+    so that stdout can carry one JSON document afterwards."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no usable file descriptors (an embedded interpreter): Python-level redirection only
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+        return
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 # -- list ---------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
     claims = select(paper=args.paper)
@@ -57,11 +112,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.markdown:
         print(markdown_table(claims, ResultStore(args.store).latest()))
         return EXIT_OK
-    table = Table(title=f"{len(claims)} claims", show_lines=False)
-    for column in ("id", "ref", "kind", "expected", "title"):
-        table.add_column(column, overflow="fold")
+    table = Table(title=_plural(len(claims), "claim"), show_lines=False)
+    table.add_column("id", no_wrap=True)  # ids are copied into commands: never split, never cut
+    table.add_column("ref", overflow="fold")
+    table.add_column("kind", overflow="fold")
+    table.add_column("expected", no_wrap=True)
+    table.add_column("title", overflow="fold", ratio=1)
     for c in claims:
-        table.add_row(c.id, c.ref, c.kind, _verdict_text(c.expected), c.title)
+        expected = _verdict_text(c.expected)
+        detail = _breakdown(list(c.conclusions.values()), short=True)
+        table.add_row(escape(c.id), escape(c.ref), c.kind, expected + (f"\n[dim]{detail}[/]" if detail else ""),
+                      escape(prose_plain(c.title)))
     _console().print(table)
     return EXIT_OK
 
@@ -73,22 +134,34 @@ def markdown_table(claims: Sequence[Claim], run: RunResults | None) -> str:
     lines = [f"| id | reference | title | expected | verdict{source} | s |", "|---|---|---|---|---|---|"]
     for c in claims:
         r = results.get(c.id)
-        verdict = ("**" + r.verdict.value + "**" if not r.ok else r.verdict.value) if r else "not run"
+        verdict = "not run"
+        if r:
+            verdict = _with_breakdown(r.verdict, [k.verdict for k in r.conclusions])
+            verdict = verdict if r.ok else f"**{verdict}**"
         seconds = f"{r.seconds:.1f}" if r else ""
         title = c.title.replace("|", "\\|")
-        lines.append(f"| `{c.id}` | {c.ref} | {title} | {c.expected.value} | {verdict} | {seconds} |")
+        expected = _with_breakdown(c.expected, list(c.conclusions.values()))
+        lines.append(f"| `{c.id}` | {c.ref} | {title} | {expected} | {verdict} | {seconds} |")
     return "\n".join(lines)
 
 
 # -- run ----------------------------------------------------------------------------------------------
 def summary_table(run: RunResults) -> Table:
+    """One row per claim; a claim of several conclusions gets a row per conclusion below its own."""
     table = Table(title=f"profile {run.provenance['profile']}, seed {run.provenance['seed']}")
-    for column in ("id", "verdict", "expected", "seconds", "note"):
-        table.add_column(column, overflow="fold")
+    table.add_column("id", overflow="fold")
+    for column in ("verdict", "expected", "seconds"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("note", overflow="fold")
     for r in run.results:
-        failing = [e.name for e in r.evidence if not e.passed and e.role.value != "counterexample"]
-        note = "" if r.ok else ("failing: " + ", ".join(failing) if failing else "verdict differs")
-        table.add_row(r.id, _verdict_text(r.verdict), r.expected.value, f"{r.seconds:.2f}", note)
+        off = [k for k in r.conclusions if not k.ok]
+        note = "" if r.ok else "; ".join(prose_plain(k.reason) for k in off) or "verdict differs"
+        table.add_row(escape(r.id), _verdict_text(r.verdict), r.expected.value, f"{r.seconds:.2f}", escape(note))
+        if len(r.conclusions) > 1:
+            for k in r.conclusions:
+                expected = k.expected.value if k.ok else f"[red]{k.expected.value}[/]"
+                table.add_row(f"[dim]  └ {escape(prose_plain(k.name))}[/]", _verdict_text(k.verdict), expected,
+                              "", "")
     return table
 
 
@@ -100,6 +173,11 @@ def _check_device(device: str | None) -> None:
             raise UsageError("--device cuda: no CUDA device is available")
 
 
+def _selection(claims: Sequence[Claim], args: argparse.Namespace) -> dict[str, object]:
+    """What a run covers, kept in its provenance: the report names itself and says so on page 1."""
+    return {"claims": len(claims), "registered": len(select([], None)), "paper": args.paper, "ids": list(args.ids)}
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     claims = select(args.ids, args.paper)
     if not claims:
@@ -108,27 +186,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     after_each = None
     if args.report:  # draw the report's plots in the workers, beside the claims (imported late: matplotlib)
         from reports.figures import draw_ahead as after_each
+    to_stdout = args.json == "-"
     console = _console(stderr=True)
-    with Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=console, transient=True,
-                  disable=not console.is_terminal) as progress:
+    with _stdout_to_stderr(to_stdout), \
+            Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                     TextColumn("{task.description}"), console=console, transient=True,
+                     disable=not console.is_terminal) as progress:
         task = progress.add_task("", total=len(claims))
+        done = [0]
 
         def advance(result: ClaimResult) -> None:
+            done[0] += 1
             progress.update(task, advance=1, description=f"{result.id}: {result.verdict.value}")
+            if not console.is_terminal:  # a log or a pipe: one line per finished claim instead of a bar
+                console.print(f"[{done[0]}/{len(claims)}] {escape(result.id)}: {result.verdict.value} "
+                              f"({result.seconds:.1f} s)", soft_wrap=True)
 
         run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance,
                          scheduler=args.scheduler, device=args.device,
                          after_each=after_each)
-    ResultStore(args.store).save(run)
-    if args.json:
-        _write_json(args.json, run.to_json())
-    _console().print(summary_table(run))
-    if args.report:
-        _write_report(run, args.report)
-    mismatched = sum(not r.ok for r in run.results)
-    _console().print(f"{len(run.results)} claims in {run.provenance['wall_seconds']:.1f} s; "
-                     f"{len(run.results) - mismatched} as expected, {mismatched} not.")
+        run.provenance["selection"] = _selection(claims, args)
+        ResultStore(args.store).save(run)
+        if args.json and not to_stdout:
+            _write_json(args.json, run.to_json())
+        human = _console(stderr=to_stdout)
+        human.print(summary_table(run))
+        if args.report:
+            _write_report(run, args.report, human)
+        mismatched = sum(not r.ok for r in run.results)
+        human.print(f"{_plural(len(run.results), 'claim')} in {run.provenance['wall_seconds']:.1f} s; "
+                    f"{len(run.results) - mismatched} as expected, {mismatched} not.")
+    if to_stdout:
+        _write_json("-", run.to_json())
     return EXIT_OK if mismatched == 0 else EXIT_MISMATCH
 
 
@@ -145,6 +234,10 @@ def _write_json(target: str, data: object) -> None:
 
 
 # -- show ---------------------------------------------------------------------------------------------
+def _figures_text(figures: dict) -> str:
+    return ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items())
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     c = get(args.id)
     stored = ResultStore(args.store).latest_result(c.id)
@@ -154,31 +247,101 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=1))
         return EXIT_OK
     console = _console()
-    console.print(f"[bold]{c.id}[/]  {c.ref} ({c.kind}): {c.title}")
-    console.print(f"statement: {c.statement}")
+    # every text is escaped: "[0, 1]" or "max_ratio[0.5]" are text, not rich markup; statements, hypotheses
+    # and notes are typst markup, shown in a plain-text reading
+    console.print(f"[bold]{escape(c.id)}[/]  {escape(c.ref)} ({c.kind}): {escape(prose_plain(c.title))}",
+                  soft_wrap=True)
+    console.print(f"statement: {escape(plain_text(c.statement))}", soft_wrap=True)
     for h in c.hypotheses:
-        console.print(f"  hypothesis: {h}")
+        console.print(f"  hypothesis: {escape(plain_text(h))}", soft_wrap=True)
     for note in c.notes:
-        console.print(f"  note: {note}")
-    console.print("profiles: " + "; ".join(f"{k}: {v}" for k, v in c.profiles.items()))
-    console.print(f"expected verdict: {c.expected.value}")
+        console.print(f"  note: {escape(plain_text(note))}", soft_wrap=True)
+    console.print("profiles: " + escape("; ".join(f"{k}: {v}" for k, v in c.profiles.items())), soft_wrap=True)
+    console.print(f"expected verdict: {_verdict_text(c.expected)}")
+    for name, verdict in c.conclusions.items():
+        console.print(f"  conclusion: {escape(prose_plain(name))} (expected {verdict.value})", soft_wrap=True)
+    if c.erratum:
+        console.print(f"erratum: {c.erratum}")
+    for link, text in ((c.corrected_by, "corrected by"), (c.corrects, "corrects")):
+        if link:
+            console.print(f"{text}: {escape(link)}")
     if stored is None:
-        console.print("no stored run of this claim yet (run `verify run " + c.id + "`)")
+        console.print(f"no stored run of this claim yet (run `verify run {escape(c.id)}`)", soft_wrap=True)
         return EXIT_OK
     result, prov = stored
     console.print(f"latest run {prov['started']} ({prov['profile']}, seed {prov['seed']}): "
                   f"{_verdict_text(result.verdict)} in {result.seconds:.2f} s")
-    table = Table()
-    for column in ("evidence", "kind", "role", "passed", "detail", "figures"):
+    labels = evidence_labels([e.role.value for e in result.evidence])
+    if result.conclusions:
+        table = Table(title="conclusions")
+        table.add_column("conclusion", overflow="fold")
+        for column in ("verdict", "expected", "rigorous"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("reason", overflow="fold")
+        table.add_column("evidence", overflow="fold")
+        for k in result.conclusions:
+            expected = k.expected.value if k.ok else f"[red]{k.expected.value}[/]"
+            table.add_row(escape(prose_plain(k.name)), _verdict_text(k.verdict), expected,
+                          "yes" if k.rigorous else "no", escape(prose_plain(k.reason)),
+                          ", ".join(labels[i] for i in k.evidence if i < len(labels)))
+        console.print(table)
+    table = Table(title="evidence")
+    table.add_column("#", no_wrap=True)
+    for column in ("evidence", "role", "outcome", "detail", "figures"):
         table.add_column(column, overflow="fold")
-    for e in result.evidence:
-        figures = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.figures.items())
-        table.add_row(e.name, e.kind.value, e.role.value, "yes" if e.passed else "[red]no[/]", e.detail, figures)
+    for label, e in zip(labels, result.evidence):
+        detail = prose_plain(e.detail)
+        if e.criterion:
+            arguments = ", ".join(f"{k} = {v}" for k, v in e.arguments.items())
+            detail += f" [criterion: {prose_plain(e.criterion)}({arguments})]"
+        if e.perturbs is not None and e.perturbs < len(labels):
+            detail = f"same check as {labels[e.perturbs]}, perturbed: {prose_plain(e.change)}. " + detail
+        table.add_row(label, escape(prose_plain(e.name)), f"{e.kind.value} {e.role.value}", _outcome(e),
+                      escape(detail.strip()), escape(_figures_text(e.figures)))
     console.print(table)
     return EXIT_OK
 
 
+def _outcome(e: Evidence) -> str:
+    """The item's outcome in words, red where it keeps its conclusion from the verdict it aims at."""
+    if e.role.value == "error":
+        return "[red]error[/]"
+    if e.undecided:
+        return "[red]undecided[/]"
+    if e.role.value == "counterexample":
+        return "[magenta]found[/]" if e.passed else "[red]not reproduced[/]"
+    if e.role.value == "control":
+        return "rejected" if e.passed else "[red]not rejected[/]"
+    return "holds" if e.passed else "[red]fails[/]"
+
+
 # -- report -------------------------------------------------------------------------------------------
+def default_report_path(run: RunResults) -> Path:
+    """Where ``verify report`` writes without ``-o``: named after what the run holds, so that the report of
+    one claim never replaces the report of the whole suite.
+
+    ``out/report.pdf`` for a run of every registered claim (and for runs that do not record their selection),
+    ``out/report-<paper>.pdf`` for one paper's claims, ``out/report-<id>.pdf`` for one claim and
+    ``out/report-<n>-claims.pdf`` otherwise; a profile other than quick is added: ``out/report-full.pdf``.
+    """
+    selection = run.provenance.get("selection") or {}
+    parts = []
+    profile = str(run.provenance.get("profile", "quick"))
+    if profile != Profile.QUICK.value:
+        parts.append(profile)
+    claims, registered = selection.get("claims"), selection.get("registered")
+    if isinstance(claims, int) and isinstance(registered, int) and claims < registered:
+        papers = {r.id.split(".", 1)[0] for r in run.results}
+        if len(run.results) == 1:
+            parts.append(run.results[0].id)
+        elif selection.get("paper") or (len(papers) == 1 and not selection.get("ids")):
+            parts.append(str(selection.get("paper") or papers.pop()))
+        else:
+            parts.append(f"{len(run.results)}-claims")
+    name = "-".join(["report", *parts]) + ".pdf"
+    return DEFAULT_REPORT.parent / name
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.render import ReportError, read_results  # typst and matplotlib load only for reports
 
@@ -193,21 +356,26 @@ def cmd_report(args: argparse.Namespace) -> int:
         run = read_results(source)
     except ReportError as exc:
         raise UsageError(str(exc)) from None
-    _write_report(run, args.output)
+    _write_report(run, args.output or str(default_report_path(run)))
     return EXIT_OK
 
 
-def _write_report(run: RunResults, target: str) -> None:
+def _write_report(run: RunResults, target: str, console: Console | None = None) -> None:
     from reports.render import ReportError, render_report
 
     try:
         report = render_report(run, Path(target))
     except ReportError as exc:
         raise UsageError(str(exc)) from None
-    _console().print(f"report: {report.path} ({report.pages} pages, {len(run.results)} claims, "
-                     f"{report.seconds:.1f} s)", soft_wrap=True)
+    selection = run.provenance.get("selection") or {}
+    part = ""
+    if isinstance(selection.get("registered"), int) and len(run.results) < selection["registered"]:
+        part = f" of {selection['registered']} registered"
+    (console or _console()).print(f"report: {report.path} ({_plural(report.pages, 'page')}, "
+                                  f"{_plural(len(run.results), 'claim')}{part}, {report.seconds:.1f} s)",
+                                  soft_wrap=True)
     for problem in report.unrendered:
-        _console(stderr=True).print(f"verify: warning: shown as source, not valid typst markup: {problem}",
+        _console(stderr=True).print(f"verify: warning: shown as source, not valid typst markup: {escape(problem)}",
                                     soft_wrap=True)
 
 
@@ -217,7 +385,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from verify.construction import ConstructionError
 
     try:
-        report = check_construction(args.file)
+        with _stdout_to_stderr(args.json):  # solvers may print banners from C code: never into the JSON
+            report = check_construction(args.file)
     except ConstructionError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -230,12 +399,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     table.add_column("detail", overflow="fold")
     for r in report.results:
         expected = r.expected if r.ok else f"[red]{r.expected}[/]"
-        table.add_row(r.name, _verdict_text(r.verdict), expected, r.evidence.value, r.detail)
+        table.add_row(escape(r.name), _verdict_text(r.verdict), expected, r.evidence.value, escape(r.detail))
     console = _console()
     console.print(table)
     for r in report.results:  # the figures behind each detail, one line per property
         figures = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.figures.items())
-        console.print(f"[dim]{r.where} {r.name}: {figures or '-'} ({r.seconds:.2f} s)[/]", soft_wrap=True)
+        console.print(f"[dim]{escape(f'{r.where} {r.name}: {figures or chr(45)}')} ({r.seconds:.2f} s)[/]",
+                      soft_wrap=True)
     mismatched = sum(not r.ok for r in report.results)
     console.print(f"{len(report.results)} properties in {report.seconds:.1f} s; "
                   f"{len(report.results) - mismatched} as expected, {mismatched} not.")
@@ -251,16 +421,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError("--repeat must be at least 1")
     _check_device(args.device)
     progress = _console(stderr=True)
-    report = run_benchmarks(args.names or list(BENCHMARKS), args.size, args.repeat, args.device,
-                            on_result=lambda r: progress.print(f"{r.name} done", soft_wrap=True))
-    if args.json:
-        _write_json(args.json, report)
-    console = _console()
-    if not console.is_terminal:  # a file or a pipe: one line per benchmark rather than 80 folded columns
-        console.width = 200
-    console.print(bench_table(report))
-    for line in statistics_lines(report):
-        console.print(f"[dim]{line}[/]", soft_wrap=True)
+    to_stdout = args.json == "-"
+    with _stdout_to_stderr(to_stdout):
+        report = run_benchmarks(args.names or list(BENCHMARKS), args.size, args.repeat, args.device,
+                                on_result=lambda r: progress.print(f"{r.name} done", soft_wrap=True))
+        if args.json and not to_stdout:
+            _write_json(args.json, report)
+        console = _console(stderr=to_stdout)
+        if not console.is_terminal:  # a file or a pipe: one line per benchmark rather than 80 folded columns
+            console.width = 200
+        console.print(bench_table(report))
+        for line in statistics_lines(report):
+            console.print(f"[dim]{escape(line)}[/]", soft_wrap=True)
+    if to_stdout:
+        _write_json("-", report)
     return EXIT_OK
 
 
@@ -269,20 +443,33 @@ DEVICES = ("cpu", "cuda")
 DEVICE_HELP = "where the batched engines run (default: cuda when available, else cpu)"
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: a second value is an error, not silently the winner."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) not in (None, self.default):
+            raise UsageError(f"argument {option_string}: given twice")
+        setattr(namespace, self.dest, values)
+
+
+STORE_HELP = "result store folder (default .verify or $IBVERIFY_STORE)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
-    parser.add_argument("--store", default=None, help="result store folder (default .verify or $IBVERIFY_STORE)")
+    parser.add_argument("--store", default=None, help=STORE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("list", help="list registered claims")
-    p.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's claims")
+    p.add_argument("--paper", choices=sorted(PAPERS), action=_Once, help="only this paper's claims")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table with the latest stored verdicts")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("run", help="run claims and store the results")
     p.add_argument("ids", nargs="*", help="claim ids (default: all)")
-    p.add_argument("--paper", choices=sorted(PAPERS))
+    p.add_argument("--paper", choices=sorted(PAPERS), action=_Once)
     p.add_argument("--profile", choices=[x.value for x in Profile], default=Profile.QUICK.value)
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -303,8 +490,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("report", help="render the PDF report of the latest stored run or of a results file")
-    p.add_argument("-o", "--output", metavar="FILE.pdf", default="out/report.pdf", help="default out/report.pdf")
+    p = sub.add_parser("report", help="render the PDF report of the latest stored run or of a results file",
+                       description="Render the PDF report of the latest stored run (or of --from RESULTS.json). "
+                                   "Without -o the file is named after what the run holds: out/report.pdf for "
+                                   "every registered claim, out/report-PAPER.pdf for one paper, "
+                                   "out/report-ID.pdf for one claim, out/report-N-claims.pdf otherwise (and "
+                                   "report-full..., report-paper... for those profiles), so that a small run "
+                                   "never replaces the report of the whole suite; page 1 says what a partial "
+                                   "run covers.")
+    p.add_argument("-o", "--output", metavar="FILE.pdf", default=None,
+                   help="write here (default: named after the run's contents, see above)")
     p.add_argument("--from", dest="source", metavar="RESULTS.json", help="results file (default: latest stored run)")
     p.set_defaults(func=cmd_report)
 
@@ -316,6 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=DEVICES, help=DEVICE_HELP)
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
     p.set_defaults(func=cmd_bench)
+    for command in sub.choices.values():  # --store is accepted after the subcommand too
+        command.add_argument("--store", default=argparse.SUPPRESS, help=STORE_HELP)
     return parser
 
 
