@@ -22,6 +22,9 @@ solver error, no convergence; the message is the solver's).
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -44,7 +47,7 @@ FALLBACK_SOLVER = "SCS"
 _SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
     "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
     "OSQP": {"eps_abs": 1e-10, "eps_rel": 1e-10, "max_iter": 200_000, "polishing": True},
-    "HIGHS": {},
+    "HIGHS": {"output_flag": False, "log_to_console": False},  # no solver log on stdout (see _quiet_highs)
     "SCS": {"eps": 1e-9, "max_iters": 200_000},
 }
 # Relative thresholds under which a numeric slack, dual or coordinate counts as zero. The first one that
@@ -210,6 +213,40 @@ def min_norm_interpolation(X: Any, y: Any, norm: Norm = "l2", weights: Any = Non
 
 
 # -- numeric solves ------------------------------------------------------------------------------------
+_HIGHS_LOCK = threading.Lock()
+_highs_banner_done = False
+
+
+def _quiet_highs() -> None:
+    """Swallow the banner HiGHS writes to file descriptor 1 ("Running HiGHS ... Copyright ...").
+
+    highspy's C library prints it when the first ``highspy.Highs`` of a process is constructed, before any option
+    can be set, so ``output_flag=False`` (set for every solve in ``_SOLVER_OPTIONS``) cannot stop it. Build that
+    first instance once here with fd 1 pointed at /dev/null; later instances print nothing. A no-op without
+    highspy.
+    """
+    global _highs_banner_done
+    with _HIGHS_LOCK:
+        if _highs_banner_done:
+            return
+        _highs_banner_done = True
+        try:
+            import highspy
+        except ImportError:
+            return
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as sink:
+                os.dup2(sink.fileno(), 1)
+                try:
+                    highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+        finally:
+            os.close(saved)
+
+
 @dataclass(frozen=True, eq=False)
 class _Numeric:
     solver: str
@@ -235,6 +272,8 @@ def _solve_numeric(problem: ConvexProblem, solver: str) -> _Numeric:
         objective = cp.norm1(cp.multiply(c, beta))
     constraint = A @ beta >= b if problem.constraint == "margin" else A @ beta == b
     cvx_problem = cp.Problem(cp.Minimize(objective), [constraint])
+    if solver == "HIGHS":
+        _quiet_highs()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "solution may be inaccurate": the status says so
@@ -417,16 +456,30 @@ def group_norm_problem(X: Any, y: Any, blocks: list[np.ndarray], constraint: Con
         A, b = X, y
     blocks = [np.atleast_2d(np.asarray(B_g, dtype=float)) for B_g in blocks]
 
-    def primal(solver: str) -> np.ndarray | str:
+    def primal(solver: str, epigraph: bool = False, accept_inaccurate: bool = False) -> np.ndarray | str:
+        """β, or why not. ``epigraph``: Σ t_g with ‖B_g β‖₂ ≤ t_g as explicit cones (the same problem, handed to
+        the solver in another form, for an independent cross-check)."""
         beta = cp.Variable(A.shape[1])
-        cost = sum(cp.norm(B_g @ beta, 2) for B_g in blocks)
+        if epigraph:
+            t = cp.Variable(len(blocks))
+            cost, cones = cp.sum(t), [cp.SOC(t[g], B_g @ beta) for g, B_g in enumerate(blocks)]
+        else:
+            cost, cones = sum(cp.norm(B_g @ beta, 2) for B_g in blocks), []
         feasible = A @ beta >= b if constraint == "margin" else A @ beta == b
-        problem = cp.Problem(cp.Minimize(cost), [feasible])
+        problem = cp.Problem(cp.Minimize(cost), [feasible, *cones])
+        accepted = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) if accept_inaccurate else (cp.OPTIMAL,)
         try:
-            problem.solve(solver=solver, **_SOLVER_OPTIONS[solver])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": the measured gaps decide
+                problem.solve(solver=solver, **_SOLVER_OPTIONS[solver])
         except (cp.error.SolverError, ValueError, ArithmeticError) as error:
             return f"{solver} error: {error}"
-        return beta.value if problem.status == cp.OPTIMAL else f"{solver} status: {problem.status}"
+        if problem.status not in accepted:
+            return f"{solver} status: {problem.status}"
+        value = None if beta.value is None else np.asarray(beta.value, dtype=float)
+        if value is None or not np.all(np.isfinite(value)):
+            return f"{solver} returned no finite solution (status {problem.status})"
+        return value
 
     beta = primal(PRIMARY_SOLVER)
     if isinstance(beta, str):
@@ -435,15 +488,30 @@ def group_norm_problem(X: Any, y: Any, blocks: list[np.ndarray], constraint: Con
     u = [cp.Variable(B_g.shape[0]) for B_g in blocks]
     dual = cp.Problem(cp.Maximize(b @ alpha), [A.T @ alpha == sum(B_g.T @ u_g for B_g, u_g in zip(blocks, u))]
                       + [cp.norm(u_g, 2) <= 1 for u_g in u])
-    dual.solve(solver=PRIMARY_SOLVER, **_SOLVER_OPTIONS[PRIMARY_SOLVER])
-    if dual.status != cp.OPTIMAL:
+    try:
+        dual.solve(solver=PRIMARY_SOLVER, **_SOLVER_OPTIONS[PRIMARY_SOLVER])
+    except (cp.error.SolverError, ValueError, ArithmeticError) as error:
+        return GroupNormReference("failed", f"dual {PRIMARY_SOLVER} error: {error}")
+    if dual.status != cp.OPTIMAL or dual.value is None or not np.isfinite(dual.value) or alpha.value is None:
         return GroupNormReference("failed", f"dual {PRIMARY_SOLVER} status: {dual.status}")
     objective = float(sum(np.linalg.norm(B_g @ beta) for B_g in blocks))
-    second = primal(FALLBACK_SOLVER)
-    solution_gap = np.inf if isinstance(second, str) else \
+    # Cross-check: SCS (a different algorithm; an inaccurate answer still counts, its gap is measured), else
+    # CLARABEL on the epigraph form. Only if both fail is the solution gap unknown (inf), and the message says why.
+    second, second_name, failures = None, "", []
+    for solver, epigraph in ((FALLBACK_SOLVER, False), (PRIMARY_SOLVER, True)):
+        answer = primal(solver, epigraph=epigraph, accept_inaccurate=True)
+        if isinstance(answer, str):
+            failures.append(answer)
+            continue
+        second, second_name = answer, solver + (" (epigraph form)" if epigraph else "")
+        break
+    solution_gap = np.inf if second is None else \
         float(np.max(np.abs(beta - second)) / max(1.0, float(np.max(np.abs(beta)))))
     gap = (objective - float(dual.value)) / max(1.0, objective)
-    return GroupNormReference("solved", f"primal–dual gap {gap:.1e}, {FALLBACK_SOLVER} solution gap {solution_gap:.1e}",
-                              np.asarray(beta, dtype=float), objective, float(dual.value), float(gap), solution_gap,
-                              np.asarray(alpha.value, dtype=float),
+    cross = f"{second_name} solution gap {solution_gap:.1e}" if second is not None else \
+        f"no cross-check ({'; '.join(failures)})"
+    if second is not None and failures:
+        cross += f" ({'; '.join(failures)})"
+    return GroupNormReference("solved", f"primal–dual gap {gap:.1e}, {cross}", beta, objective, float(dual.value),
+                              float(gap), solution_gap, np.asarray(alpha.value, dtype=float),
                               np.array([float(np.linalg.norm(u_g.value)) for u_g in u]))

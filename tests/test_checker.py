@@ -180,6 +180,10 @@ BAD = [
     (lambda d: d["architecture"].__setitem__("bias", True), "architecture.bias: biases are not supported"),
     (lambda d: d["architecture"].__setitem__("activation", "tanh"),
      "architecture.activation: activation 'tanh' is not positively homogeneous"),
+    (lambda d: d["architecture"].__setitem__("activation", "leaky_relu"),
+     "architecture.activation: activation 'leaky_relu' is positively homogeneous, but not supported yet"),
+    (lambda d: d["architecture"].__setitem__("activation", "cube"),
+     "architecture.activation: activation 'cube' is not supported; the checker supports 'relu' and 'linear'"),
     (lambda d: d["data"]["inputs"][0].__setitem__(1, math.nan), "data.inputs[0][1]: nan is not a finite number"),
     (lambda d: d["data"]["inputs"][0].__setitem__(1, "1/4 +"), "data.inputs[0][1]: cannot parse '1/4 +'"),
     (lambda d: d["data"]["inputs"][1].__setitem__(0, "x + 1"), "data.inputs[1][0]: unknown name 'x'"),
@@ -327,3 +331,58 @@ def check_never_crashes(path: Path, text: str) -> None:
     assert code in (0, 1, 2), err.getvalue()
     if code == 2:
         assert err.getvalue().count("\n") == 1, err.getvalue()
+
+
+# -- no evidence, no verdict (issue 12) --------------------------------------------------------------------------
+def gf_only(name: str, scale: float = 1.0, **options: Any) -> dict[str, Any]:
+    """A shipped example with only its gf_limit property, θ(0) scaled and options added."""
+    document = copy.deepcopy(tomllib.loads((EXAMPLES / name).read_text()))
+    document["initialization"]["layers"] = [[[scale * float(parse_number(v, "")) for v in row] for row in layer]
+                                            for layer in document["initialization"]["layers"]]
+    document["properties"] = [{"check": "gf_limit", **options}]
+    return document
+
+
+def test_a_start_beyond_the_stopping_norm_is_inconclusive_not_refuted():
+    # θ(0) × 1000 has ‖θ(0)‖ ≈ 934 > norm = 300: the flow would stop before its first step (it used to be
+    # "refuted after 0 evaluations")
+    result = check_construction(gf_only("margin_thm3_2.toml", 1000, norm=300)).results[0]
+    assert result.verdict is I and "start is already beyond the stopping norm" in result.detail, result.detail
+    assert "raise `norm`" in result.detail and result.figures["evaluations"] == 0
+
+
+def test_the_default_stopping_norm_scales_with_the_start():
+    # the default stops at 300·max(1, ‖θ(0)‖), so the scaled start runs and gets the true verdict; LSODA gets
+    # stuck on this stiff flow (margins ~ 1e5 slide along their tie) and BDF finishes it
+    result = check_construction(gf_only("margin_thm3_2.toml", 1000)).results[0]
+    assert result.verdict is F, result.detail
+    assert result.figures["norm"] == pytest.approx(300 * result.figures["start_norm"])
+    assert result.figures["final_norm"] == pytest.approx(result.figures["norm"])
+    assert result.figures["angle"] < 0.01 and result.figures["evaluations"] > 0
+
+
+def test_a_flow_that_never_moves_is_inconclusive():
+    # θ(0) = 0 in a ReLU network: ∇L = 0, the arclength clock is undefined at the start
+    result = check_construction(gf_only("margin_thm3_2.toml", 0.0)).results[0]
+    assert result.verdict is I and "did not move" in result.detail, result.detail
+
+
+def test_a_square_loss_flow_still_moving_at_its_horizon_is_inconclusive():
+    result = check_construction(gf_only("rank_thm1.toml", 0.5, time="1/1000")).results[0]
+    assert result.verdict is I and "still moving" in result.detail and "raise `time`" in result.detail, result.detail
+
+
+def test_searches_and_numeric_optima_without_evidence_decide_nothing():
+    from types import SimpleNamespace
+
+    from verify import checker
+
+    assert not checker._Search((), ()).all_certified  # no radius searched: no witness, no refutation
+    idle = SimpleNamespace(improved=False, evaluations=0, radius=0.1)
+    assert checker._Search((idle,), (None,)).clean_radius is None  # nothing evaluated: no confirmation
+    solved = SimpleNamespace(message="numeric")
+    # a feasible θ below the numeric optimum means the solver is off: neither refuted nor confirmed
+    assert checker._compare_numeric(7.0, 8.0, "f", solved).verdict is I
+    assert checker._compare_numeric(8.0, math.nan, "f", solved).verdict is I
+    assert checker._compare_numeric(9.0, 8.0, "f", solved).verdict is R
+    assert checker._compare_numeric(8.0, 8.0, "f", solved).verdict is F

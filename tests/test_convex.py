@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -250,6 +253,17 @@ def test_group_norm_with_one_block_is_the_l2_svm_and_with_coordinate_blocks_the_
         assert ref.margin == pytest.approx(exact.margin, rel=1e-8)
 
 
+def test_group_norm_cross_check_survives_a_failing_second_solver(monkeypatch):
+    # issue 16: when SCS fails (an error, or a status other than optimal, as on numpy 2.5 / scipy 1.18) the
+    # cross-check falls back to CLARABEL on the epigraph form instead of reporting an infinite solution gap
+    monkeypatch.setattr(convex, "FALLBACK_SOLVER", "OSQP")  # OSQP cannot solve cone programs: a solver error
+    X, y = separable_data(3, 8, 4)
+    ref, exact = convex.group_norm_problem(X, y, [np.eye(4)]), max_margin(X, y)
+    assert ref.status == "solved" and "epigraph" in ref.message and "OSQP" in ref.message, ref.message
+    assert abs(ref.gap) < 1e-8 and ref.solution_gap < 1e-5
+    np.testing.assert_allclose(ref.solution, exact.solution, atol=1e-6)
+
+
 def test_complex_l1_of_the_two_point_dft():
     # F = [[1, 1], [1, −1]]/√2: ‖Fz‖₁ = √2 max(|z₁|, |z₂|); margins z₁ + 2z₂ ≥ 1, 3z₂ ≥ 1 give z = (1/3, 1/3)
     F = np.array([[1.0, 1.0], [1.0, -1.0]], dtype=complex) / np.sqrt(2)
@@ -284,3 +298,22 @@ def test_group_norm_cost_of_a_moderate_instance():
     ref = convex.group_norm_problem(X, y, convex.complex_l1_blocks(np.fft.fft(np.eye(6)) / np.sqrt(6)))
     assert ref.status == "solved" and abs(ref.gap) < 1e-8
     assert time.perf_counter() - start < 3.0
+
+
+# -- solver output (issue 13) -------------------------------------------------------------------------------------
+def test_highs_writes_nothing_to_stdout(capfd):
+    # HiGHS prints its banner from C to fd 1 once per process, at the first highspy.Highs(): a fresh process shows
+    # it; in this one, capfd checks that a solve logs nothing either
+    script = ("import numpy as np; from numerics.convex import max_margin; "
+              "r = max_margin(np.array([[1.0, 2.0], [0.0, -3.0]]), np.array([1.0, -1.0]), norm='l1'); "
+              "assert r.cross_check.solver == 'HIGHS' and r.cross_check.agree, r.message")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "", run.stdout
+    assert "HiGHS" not in run.stderr
+    capfd.readouterr()
+    ref = max_margin(np.array([[1.0, 2.0], [0.0, -3.0]]), np.array([1.0, -1.0]), norm="l1")
+    assert ref.cross_check.solver == "HIGHS"
+    out, err = capfd.readouterr()
+    assert out == "" and "HiGHS" not in err

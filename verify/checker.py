@@ -49,8 +49,11 @@ KKT_TOLERANCE = 1e-6  # active set and stationarity residual of float inputs (nu
 ANGLE_TOLERANCE = 1e-2  # radians, gf_limit for margin losses
 POINT_TOLERANCE = 1e-6  # relative distance, gf_limit for the square loss
 RANK_TOLERANCE = 1e-8  # singular values below this times σ1 are negligible (float input)
-DEFAULT_NORM_HORIZON = 300.0  # margin losses: stop the flow when ‖θ(t)‖ reaches this
+DEFAULT_NORM_HORIZON = 300.0  # margin losses: stop the flow when ‖θ(t)‖ reaches this times max(1, ‖θ(0)‖)
 DEFAULT_TIME_HORIZON = 100.0  # square loss: real time
+# gf_limit integrators in turn: LSODA (fast on the shipped constructions, at most a few thousand evaluations), then
+# BDF where LSODA gets stuck (large starts of margin losses: the flow slides along ties of margins ~ ‖θ‖², stiffly)
+FLOW_INTEGRATORS = (("LSODA", 20_000), ("BDF", 1_000_000))
 _EXACT_EIGEN_SIZE = 4  # exact stable ranks for Gram matrices up to this size (eigenvalues in radicals)
 
 
@@ -220,13 +223,15 @@ class _Search:
 
     @property
     def all_certified(self) -> bool:
-        """A certified better point at every radius requested."""
-        return all(witness is not None for witness in self.witnesses)
+        """A certified better point at every radius requested (and at least one radius searched)."""
+        return bool(self.witnesses) and all(witness is not None for witness in self.witnesses)
 
     @property
     def clean_radius(self) -> float | None:
-        """The radius where the search found no better point, if it reached one."""
-        return next((search.radius for search in self.searches if not search.improved), None)
+        """The radius where the search found no better point, if it reached one (a search that evaluated
+        nothing found nothing and proves nothing)."""
+        return next((search.radius for search in self.searches if not search.improved and search.evaluations > 0),
+                    None)
 
     def direction(self) -> np.ndarray | None:
         """(θ' − θ₁)/‖θ' − θ₁‖ for the witness at the smallest radius."""
@@ -534,6 +539,13 @@ def _enumerate_patterns(solve: Callable[[bool], global_optimum.GlobalOptimum], s
 
 def _compare_numeric(squared: float, optimum: float, formula: str, solved: ConvexReference) -> _Outcome:
     figures = {"squared_norm": squared, "optimum": optimum}
+    if not (math.isfinite(optimum) and optimum > 0):
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no usable optimum: {formula} = {optimum:.10g} "
+                        f"({solved.message})", figures)
+    if squared < optimum * (1 - 1e-6):  # θ is feasible, so this says the numeric optimum is wrong, not θ
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the numeric optimum {formula} = {optimum:.10g} "
+                        f"exceeds ‖θ‖² = {squared:.10g} of a feasible point: the solver is off ({solved.message})",
+                        figures)
     if abs(squared - optimum) <= 1e-6 * optimum:
         return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"‖θ‖² = {squared:.10g} ≈ {formula} = {optimum:.10g} "
                         f"(numeric: {solved.message})", figures)
@@ -572,23 +584,45 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
     clock = spec.options.get("clock", "arclength" if c.margin_loss else "real")
     untimed = c.margin_loss and clock in ("arclength", "loss")  # these clocks can run past t = 1e308
     time_horizon = float(spec.options.get("time", math.inf if untimed else DEFAULT_TIME_HORIZON))
+    start_norm = float(np.linalg.norm(B.to_float(c.theta0)))
+    # The default stopping norm grows with the start: from ‖θ(0)‖ > 1 the flow still travels a factor
+    # DEFAULT_NORM_HORIZON (an absolute 300 would stop a large start at once, or after a negligible path).
     norm_horizon = float(spec.options["norm"]) if "norm" in spec.options else (
-        DEFAULT_NORM_HORIZON if c.margin_loss and "time" not in spec.options else math.inf)
+        DEFAULT_NORM_HORIZON * max(1.0, start_norm) if c.margin_loss and "time" not in spec.options else math.inf)
+    if start_norm >= norm_horizon:  # the flow would stop before its first step: no evidence either way
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no evidence: the start is already beyond the "
+                        f"stopping norm (‖θ(0)‖ = {start_norm:.6g} ≥ norm = {norm_horizon:g}), so the flow would stop "
+                        "before its first step: raise `norm` (or leave it out: the default stops at "
+                        f"{DEFAULT_NORM_HORIZON:g}·max(1, ‖θ(0)‖))",
+                        {"start_norm": start_norm, "norm": norm_horizon, "evaluations": 0})
     stops = [lambda t, th: norm_horizon - float(np.linalg.norm(th))] if math.isfinite(norm_horizon) else []
+    flow = GradientFlow(objective)
     with warnings.catch_warnings(), np.errstate(over="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # expm1 overflows to t = inf past t ≈ 1e308: harmless
-        trajectory = GradientFlow(objective).solve(c.theta0, time_horizon, clock=clock, stop=stops)
+        for method, budget in FLOW_INTEGRATORS:  # LSODA; an implicit method if LSODA gets stuck
+            trajectory = flow.solve(c.theta0, time_horizon, clock=clock, stop=stops, method=method,
+                                    max_evaluations=budget)
+            if trajectory.status not in (FlowStatus.EVALUATION_LIMIT, FlowStatus.FAILED):
+                break
         final = trajectory.final
         log_loss = float(objective.log_value(final))
     direction = c.margin_loss and bool(np.any(theta))
     t_end = trajectory.t[-1]
     horizon = (f"‖θ‖ = {np.linalg.norm(final):.4g}, {clock} clock s = {trajectory.s[-1]:.4g}"
-               + (f", t = {t_end:.4g}" if math.isfinite(t_end) else ", t not tracked"))
+               + (f", t = {t_end:.4g}" if math.isfinite(t_end) else ", t not tracked")
+               + ("" if method == FLOW_INTEGRATORS[0][0] else f", integrated with {method}: "
+                  f"{FLOW_INTEGRATORS[0][0]} stopped early"))
     figures: dict[str, Any] = {"clock": clock, "status": trajectory.status.value,
                                "final_norm": float(np.linalg.norm(final)), "clock_value": float(trajectory.s[-1]),
                                "time": _figure(t_end),
                                "log_loss": log_loss, "evaluations": trajectory.nfev,
-                               "kink_crossings": trajectory.n_crossings, "final_point": _rounded(final, 6)}
+                               "kink_crossings": trajectory.n_crossings, "final_point": _rounded(final, 6),
+                               "integrator": method, "start_norm": start_norm}
+    if math.isfinite(norm_horizon):
+        figures["norm"] = norm_horizon
+    if not trajectory.s[-1] > 0:  # the flow never left θ(0): nothing is known about its limit
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no evidence: the flow did not move from θ(0) "
+                        f"({trajectory.status.value}: {trajectory.message})", figures)
     if direction:
         tolerance = float(spec.options.get("tolerance", ANGLE_TOLERANCE))
         gap = metrics.angle(final, theta) if np.any(final) else math.pi
@@ -606,11 +640,26 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
                              FlowStatus.EVALUATION_LIMIT):
         return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the flow stopped early ({trajectory.message}) "
                         f"at {horizon}; {measure}", figures)
+    if gap > tolerance and not direction and trajectory.status is FlowStatus.COMPLETED:
+        moved = _recent_motion(trajectory)
+        figures["motion_over_last_half"] = moved
+        if moved > tolerance:  # a limit elsewhere is not shown while the flow is still on its way
+            return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the flow is still moving at the horizon "
+                            f"(relative displacement {moved:.3g} over the last half of the time, > tolerance "
+                            f"{tolerance:g}): raise `time`; at {horizon}: {measure}", figures)
     verdict = Verdict.CONFIRMED if gap <= tolerance else Verdict.REFUTED
     relation = "≤" if gap <= tolerance else ">"
     loss = f"loss {math.exp(log_loss):.4g}" if log_loss > -700 else f"loss e^{log_loss:.4g}"
     return _Outcome(verdict, EvidenceKind.NUMERIC, f"after {horizon} ({trajectory.nfev} evaluations, {loss}): "
                     f"{measure} {relation} tolerance {tolerance:g}", figures)
+
+
+def _recent_motion(trajectory: Any) -> float:
+    """‖θ(T) − θ(T/2)‖ / max(1, ‖θ(T)‖) on the real clock (the recorded state nearest T/2)."""
+    t, states = np.asarray(trajectory.t, dtype=float), trajectory.theta
+    half = int(np.argmin(np.abs(t - t[-1] / 2)))
+    final = states[-1]
+    return float(np.linalg.norm(final - states[half])) / max(1.0, float(np.linalg.norm(final)))
 
 
 def _third_way(states: np.ndarray) -> np.ndarray | None:
@@ -836,8 +885,12 @@ def _layer_patterns(c: Construction, local: _Outcome, u: np.ndarray) -> _Outcome
     if result.lower is not None and E.sign(result.lower - squared) >= 0:
         return _Outcome(local.verdict, local.evidence, f"{local.detail}; and a global one: optimum {bracket} "
                         f"({result.message})", figures)
-    return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{local.detail}; the enumeration gives the optimum "
-                    f"{bracket} ({result.message})", figures)
+    if abs(result.value - float(squared)) <= FLOAT_TOLERANCE * max(1.0, float(squared)):
+        return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{local.detail}; the enumeration gives the "
+                        f"optimum {bracket}, ‖u‖² up to the tolerance {FLOAT_TOLERANCE:g} ({result.message})", figures)
+    return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"{local.detail}; but the enumeration neither proves "
+                    f"nor refutes global optimality: optimum {bracket}, solver value {result.value:.12g} vs ‖u‖² = "
+                    f"{float(squared):.12g} ({result.message})", figures)
 
 
 def _frozen_later_pattern(c: Construction, theta: np.ndarray, X: np.ndarray, y: np.ndarray, layer: int

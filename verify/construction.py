@@ -254,6 +254,24 @@ def _location(path: Sequence[Any]) -> str:
     return text or "top level"
 
 
+# Activations named in error messages: positively homogeneous ones the engines do not implement yet (σ(cz) = cσ(z)
+# for c > 0 holds for them, so the theory applies), and common ones that are not positively homogeneous.
+_HOMOGENEOUS_UNSUPPORTED = {"leaky_relu", "leakyrelu", "leaky relu", "leaky-relu", "lrelu", "prelu", "abs"}
+_NOT_HOMOGENEOUS = {"tanh", "sigmoid", "logistic", "gelu", "elu", "selu", "softplus", "swish", "silu", "mish",
+                    "sin", "exp", "relu6", "hardtanh", "square", "quadratic"}
+
+
+def _activation_message(name: Any) -> str:
+    supported = "the checker supports 'relu' and 'linear'"
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key in _HOMOGENEOUS_UNSUPPORTED:
+        return (f"activation {name!r} is positively homogeneous, but not supported yet (its kinks have two nonzero "
+                f"slopes, which the KKT, flow and pattern engines do not handle); {supported}")
+    if key in _NOT_HOMOGENEOUS:
+        return f"activation {name!r} is not positively homogeneous; {supported}"
+    return f"activation {name!r} is not supported; {supported} (bias-free positively homogeneous networks)"
+
+
 def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
     where = _location(error.absolute_path)
     instance = error.instance
@@ -272,8 +290,7 @@ def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
             return f"{where}: key {instance!r} is not an option of check {owner.get('check')!r}"
         return f"{where}: key {instance!r} is not used by type {owner.get('type')!r}"
     if error.validator == "enum" and list(error.absolute_path)[-1:] == ["activation"]:
-        return (f"{where}: activation {instance!r} is not positively homogeneous; the checker supports "
-                f"'relu' and 'linear'")
+        return f"{where}: {_activation_message(instance)}"
     if error.validator == "enum":
         return f"{where}: {instance!r} is not one of {', '.join(map(repr, error.validator_value))}"
     if error.validator == "required":
