@@ -35,3 +35,44 @@ def test_file_arguments_leave_claims_out(toy_registry, pytester):
     result = pytester.runpytest_inprocess("test_plain.py", "--claims", "-m", "paper_rank")
     result.assert_outcomes(passed=1, deselected=6)
     result.stdout.fnmatch_lines(["collected 7 items / 6 deselected / 1 selected"])
+
+
+def test_claim_node_ids_can_be_rerun(toy_registry, pytester):
+    listed = pytester.runpytest_inprocess("--collect-only", "-q", "--claims", "-m", "paper_tensor")
+    node = next(line for line in listed.stdout.lines if line.endswith("::tensor.toy.refuted"))
+    pytester.runpytest_inprocess(node).assert_outcomes(passed=1)
+    # an id after any path (or none) names the claim: the path is replaced by the claim's own file
+    pytester.runpytest_inprocess("::rank.toy.certified").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess("tests/test_elsewhere.py::margin.toy.confirmed").assert_outcomes(passed=1)
+
+
+def test_paper_folder_selects_that_paper(toy_registry, pytester):
+    from verify.pytest_plugin import _paper_dir
+
+    result = pytester.runpytest_inprocess(str(_paper_dir("tensor")))
+    result.assert_outcomes(passed=2)
+    assert "rank.toy" not in result.stdout.str()
+
+
+def test_exact_selection_with_claim_option(toy_registry, pytester):
+    @toy_registry.claim(id="rank.toy.certified.proof", ref="Lemma 0 (proof)", kind="lemma", title="t",
+                        statement="s", conclusions={"c": "confirmed"}, profiles={"quick": "q"})
+    def _proof(ctx):
+        raise RuntimeError("never run under --claim rank.toy.certified")
+
+    # -k matches substrings: the proof item comes along
+    pytester.runpytest_inprocess("-k", "rank.toy.certified").assert_outcomes(passed=1, failed=1, deselected=5)
+    result = pytester.runpytest_inprocess("--claim", "rank.toy.certified")
+    result.assert_outcomes(passed=1, deselected=6)
+    pytester.makepyfile(test_plain="def test_one():\n    assert True\n")
+    both = pytester.runpytest_inprocess("test_plain.py", "--claim", "rank.toy.certified", "--claim",
+                                        "tensor.toy.refuted")
+    both.assert_outcomes(passed=2, deselected=6)  # the file's test is not asked for either
+    missing = pytester.runpytest_inprocess("--claim", "rank.nope")
+    assert missing.ret == 4 and "--claim rank.nope: no such claim" in missing.stderr.str()
+
+
+def test_failure_shows_each_conclusion(toy_registry, pytester):
+    result = pytester.runpytest_inprocess("--claim", "align.toy.crash")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*[[]OFF[]] conclusion ?: inconclusive (expected confirmed); error: RuntimeError*"])

@@ -1,18 +1,37 @@
 """pytest plugin: every registered claim becomes a test item named by its id.
 
-``pytest -k rank.thm2``, ``pytest -m paper_rank``, ``pytest --profile full``. A claim item passes iff its
-verdict equals the claim's expected verdict; a failure prints the evidence that did not pass.
-Claims are collected when pytest collects a directory (the default ``testpaths`` included); for runs on
-single test files they are left out unless ``--claims`` is given.
+A claim item passes iff its verdict equals the claim's expected verdict; a failure prints each conclusion's
+verdict and the evidence that did not pass. Claim items live in the file that defines the claim, so their
+node ids can be rerun: ``theorems/rank_minimization/two_point_theorems.py::rank.thm2``.
+
+Selecting claims:
+
+* ``pytest --claim rank.thm2`` (repeatable): exactly these claims, nothing else;
+* ``pytest theorems/rank_minimization``: that paper's claims; ``pytest theorems``: every claim;
+* ``pytest FILE::rank.thm2`` or ``pytest ::rank.thm2``: one claim by node id (any path before ``::`` is
+  replaced by the claim's own file);
+* ``pytest -m paper_rank``: a paper's claims by marker; ``-m claims``: every claim;
+* ``pytest -k rank.thm2``: pytest's keyword match, a *substring* match: it also selects ``rank.thm2.proof``
+  and ``rank.thm2-corrected``; use ``--claim`` for one claim exactly.
+
+Claims are also collected when pytest collects another directory (the default ``testpaths`` included, so
+plain ``pytest`` runs the tests and every claim); for runs on single test files they are left out unless
+``--claims`` is given, and ``--no-claims`` leaves them out always. ``--profile`` and ``--verify-seed`` choose
+the claims' profile and seed.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from verify.claim import PAPERS, Profile
+from verify import papers
+from verify.claim import PAPERS, Claim, Profile
 from verify.registry import all_claims
 from verify.runner import DEFAULT_SEED, ClaimResult, run_claim
 
@@ -24,18 +43,101 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--verify-seed", type=int, default=DEFAULT_SEED, help="seed of every claim's randomness")
     group.addoption("--claims", action="store_true", default=None, help="collect claims even for file arguments")
     group.addoption("--no-claims", action="store_false", dest="claims", help="do not collect claims")
+    group.addoption("--claim", action="append", default=[], metavar="ID", dest="claim_ids",
+                    help="run exactly this claim (repeatable; unlike -k, no substring matches)")
 
 
+# -- where claims live ------------------------------------------------------------------------------------------
+@cache
+def _paper_dir(paper: str) -> Path | None:
+    """The folder of a paper's package, found without importing the package itself."""
+    installed = papers.installed().get(paper)
+    if installed is None:
+        return None
+    try:
+        spec = importlib.util.find_spec(installed.package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def claim_file(claim: Claim) -> Path | None:
+    """The file a claim's item belongs to: the module that defines its check when that module is part of the
+    claim's paper package, else the package's ``__init__.py``."""
+    paper_dir = _paper_dir(claim.paper)
+    module = sys.modules.get(getattr(claim.check, "__module__", ""), None)
+    source = getattr(module, "__file__", None)
+    if source is not None and paper_dir is not None and Path(source).resolve().is_relative_to(paper_dir):
+        return Path(source).resolve()
+    return paper_dir / "__init__.py" if paper_dir is not None else None
+
+
+def _claims_by_file() -> dict[Path, list[Claim]]:
+    files: dict[Path, list[Claim]] = {}
+    for c in all_claims():
+        path = claim_file(c)
+        if path is not None:
+            files.setdefault(path, []).append(c)
+    return files
+
+
+def _in_a_paper(path: Path) -> bool:
+    path = path.resolve()
+    return any(folder is not None and path.is_relative_to(folder) for folder in map(_paper_dir, PAPERS))
+
+
+# -- configuration ----------------------------------------------------------------------------------------------
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "claims: a registered ibverify claim")
     for paper in PAPERS:
         config.addinivalue_line("markers", f"paper_{paper}: a claim of the '{paper}' paper")
+    _readdress_claim_arguments(config)
 
 
+def _readdress_claim_arguments(config: pytest.Config) -> None:
+    """``::rank.thm2`` or ``tests/x.py::rank.thm2`` name a claim by id: point them at the claim's own file."""
+    args = getattr(config, "args", None)
+    if not isinstance(args, list) or not any("::" in a and "." in a.rsplit("::", 1)[1] for a in args):
+        return
+    claims = {c.id: c for c in all_claims()}
+    for index, arg in enumerate(args):
+        path, _, name = arg.rpartition("::")
+        claim = claims.get(name)
+        if not path and not name or claim is None:
+            continue
+        target = claim_file(claim)
+        if target is not None:
+            args[index] = f"{target}::{claim.id}"
+
+
+def _collect_claims(config: pytest.Config) -> bool:
+    wanted = config.getoption("claims")
+    if config.getoption("claim_ids"):
+        return True
+    if wanted is not None:
+        return bool(wanted)
+    args = [a.split("::", 1)[0] for a in config.args]
+    return any(Path(a).is_dir() for a in args) or not args
+
+
+# -- collection -------------------------------------------------------------------------------------------------
 class ClaimMismatch(Exception):
     def __init__(self, result: ClaimResult) -> None:
         super().__init__(result.id)
         self.result = result
+
+
+class ClaimFile(pytest.File):
+    """The claims defined in one file of a paper package (the file is not imported as a test module)."""
+
+    def collect(self):
+        for c in _claims_by_file().get(self.path.resolve(), []):
+            item = ClaimItem.from_parent(self, name=c.id, claim_id=c.id)
+            item.add_marker("claims")
+            item.add_marker(f"paper_{c.paper}")
+            yield item
 
 
 class ClaimItem(pytest.Item):
@@ -59,37 +161,58 @@ class ClaimItem(pytest.Item):
             return super().repr_failure(excinfo, style)
         r = excinfo.value.result
         lines = [f"{r.id}: verdict {r.verdict.value}, expected {r.expected.value} ({r.seconds:.2f} s)"]
-        for e in r.evidence:
-            unexpected = (not e.passed) != (e.role.value == "counterexample")
-            if unexpected or r.verdict.value in ("refuted", "toothless"):
-                mark = "FAIL" if not e.passed else "ok"
+        for k in r.conclusions:
+            mark = "ok" if k.ok else "OFF"
+            lines.append(f"  [{mark}] conclusion {k.name}: {k.verdict.value} (expected {k.expected.value}); "
+                         f"{k.reason}")
+        shown = {i for k in r.conclusions if not k.ok for i in k.evidence} or set(range(len(r.evidence)))
+        for index, e in enumerate(r.evidence):
+            failing = not e.passed
+            if index in shown and (failing or r.verdict.value in ("refuted", "contradicted", "error")):
+                mark = "FAIL" if failing else "ok"
                 lines.append(f"  [{mark}] {e.role.value}/{e.kind.value} {e.name}: {e.detail}")
+                if e.change:
+                    lines.append(f"         perturbed: {e.change}")
                 if e.figures:
                     lines.append("         " + ", ".join(f"{k}={v}" for k, v in e.figures.items()))
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return Path("claims"), None, f"claim {self.claim_id}"
+        from verify.registry import get
+
+        try:
+            line = inspect.getsourcelines(get(self.claim_id).check)[1] - 1
+        except (OSError, TypeError):
+            line = None
+        return self.path, line, f"claim {self.claim_id}"
 
 
-def _collect_claims(config: pytest.Config) -> bool:
-    wanted = config.getoption("claims")
-    if wanted is not None:
-        return bool(wanted)
-    args = [a.split("::", 1)[0] for a in config.args]
-    return any(Path(a).is_dir() for a in args) or not args
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ClaimFile | None:
+    if file_path.suffix != ".py" or parent.config.getoption("claims") is False or not _in_a_paper(file_path):
+        return None
+    if file_path.resolve() not in _claims_by_file():
+        return None
+    return ClaimFile.from_parent(parent, path=file_path)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not _collect_claims(config):
-        return
-    claim_items = []
-    for c in all_claims():
-        item = ClaimItem.from_parent(session, name=c.id, claim_id=c.id)
-        item.add_marker("claims")
-        item.add_marker(f"paper_{c.paper}")
-        claim_items.append(item)
-    # report them like any collector's result, so counts and xdist see them
-    config.hook.pytest_collectreport(report=pytest.CollectReport("claims", "passed", None, claim_items))
-    items.extend(claim_items)
+    if _collect_claims(config) and not any(isinstance(item, ClaimItem) for item in items):
+        # no paper folder was collected (plain `pytest`, `pytest tests`): add every claim, under its own file
+        claim_items = []
+        for path in _claims_by_file():
+            claim_items.extend(ClaimFile.from_parent(session, path=path).collect())
+        # report them like any collector's result, so counts and xdist see them
+        config.hook.pytest_collectreport(report=pytest.CollectReport("claims", "passed", None, claim_items))
+        items.extend(claim_items)
+    wanted = config.getoption("claim_ids")
+    if wanted:
+        known = {c.id for c in all_claims()}
+        unknown = [i for i in wanted if i not in known]
+        if unknown:
+            raise pytest.UsageError(f"--claim {unknown[0]}: no such claim (see `verify list`)")
+        keep = [item for item in items if isinstance(item, ClaimItem) and item.claim_id in wanted]
+        dropped = [item for item in items if item not in keep]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
