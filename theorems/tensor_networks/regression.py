@@ -117,7 +117,7 @@ def solves_lemma_system(depth: int, p: sympy.Expr, q: sympy.Expr) -> Decision:
         return Decision(None, f"L = {depth}: residual neither proved nor refuted")
     c = symbolic_blowup_time(depth)
     reaches = sympy.limit(q, S_VAR, c, "-" if c.is_finite else "+") is sympy.oo
-    return Decision(reaches, f"L = {depth}: solves the system ({residual.method}); q → ∞ as s → {c}: {reaches}")
+    return Decision(bool(reaches), f"L = {depth}: solves the system ({residual.method}); q → ∞ as s → {c}: {reaches}")
 
 
 LEMMA_INVARIANT = "h_L odd and strictly increasing, p² − q² ≡ 1 (every L ≥ 2)"
@@ -359,8 +359,8 @@ def flow_follows_trajectory(runs: Records, kappa_shift: int, tolerance: float) -
         nu_end = range_residual(M, s / kappa)[0]  # ν(∞) = −∫_0^∞ r, read off the last checkpoint
         worst_dual = max(worst_dual, relative_gap(nu_end, run["dual_nu"]))
     worst = max(worst_equal, worst_range, worst_dual)
-    return Decision(worst <= tolerance, f"layer mismatch {worst_equal:.1e}, range residual {worst_range:.1e}, ν(∞) vs "
-                                        f"dual minimizer {worst_dual:.1e}; tolerance {tolerance:g}",
+    return Decision(bool(worst <= tolerance), f"layer mismatch {worst_equal:.1e}, range residual {worst_range:.1e}, "
+                                              f"ν(∞) vs dual minimizer {worst_dual:.1e}; tolerance {tolerance:g}",
                     {"max_layer_mismatch": worst_equal, "max_range_residual": worst_range,
                      "nu_vs_dual_minimizer": worst_dual, "tolerance": tolerance})
 

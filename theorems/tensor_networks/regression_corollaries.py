@@ -81,7 +81,7 @@ def flip_identity(flip_shift: int) -> Decision:
 def flip_sum_rank(dims: tuple[int, ...], offset: int) -> Decision:
     ranks = {d: (sympy.eye(d) + sympy.Matrix(flip_matrix(d).astype(int))).rank() for d in dims}
     missed = [d for d, rank in ranks.items() if rank != d // 2 + offset]
-    return Decision(not missed, f"ranks {ranks}" + (f"; differ at d = {missed}" if missed else ""),
+    return Decision(bool(not missed), f"ranks {ranks}" + (f"; differ at d = {missed}" if missed else ""),
                     {f"rank_d{d}": rank for d, rank in ranks.items()})
 
 
@@ -329,7 +329,7 @@ COR6_LIMIT = "β(Θ(t)) → the corrected argmin over even z (d ∈ {4, 5} quick
 @criterion("every vector is even: max |w − Pw| ≤ tolerance")
 def all_even(vectors: Bundle, tolerance: float) -> Decision:
     worst = max(float(np.max(np.abs(w - mirror(w)))) for w in vectors)
-    return Decision(worst <= tolerance, f"max |w − Pw| = {worst:.1e} over {len(vectors)} vectors, tolerance "
+    return Decision(bool(worst <= tolerance), f"max |w − Pw| = {worst:.1e} over {len(vectors)} vectors, tolerance "
                                         f"{tolerance:g}", {"max_evenness_defect": worst, "tolerance": tolerance})
 
 
@@ -409,8 +409,8 @@ def spectral_kkt(objective: WeightedH, M: np.ndarray, sensors: np.ndarray, pertu
     base = spectral_q(objective, M)
     increase = min(spectral_q(objective, M + N) - base for N in perturbations)
     holds = residual <= tolerance and increase >= -1e-12
-    return Decision(holds, f"KKT residual {residual:.1e} (tolerance {tolerance:g}); smallest change of Q∘eig over "
-                           f"{len(perturbations)} feasible perturbations {increase:.1e}",
+    return Decision(bool(holds), f"KKT residual {residual:.1e} (tolerance {tolerance:g}); smallest change of Q∘eig "
+                                 f"over {len(perturbations)} feasible perturbations {increase:.1e}",
                     {"kkt_residual": residual, "min_increase": increase, "tolerance": tolerance})
 
 
@@ -423,7 +423,7 @@ def approaches_references(small_alpha: Bundle, large_alpha: Bundle, to_small: np
     floor = 1e-3 * tolerance  # below this the distances are the SDP solver's accuracy, not the trend
     holds = (is_monotone(near_small, atol=floor) and near_small[-1] <= tolerance
              and is_monotone(near_large, atol=floor) and near_large[-1] <= tolerance)
-    return Decision(holds, "distances " + ", ".join(f"{v:.1e}" for v in near_small) + " (α → 0) and "
+    return Decision(bool(holds), "distances " + ", ".join(f"{v:.1e}" for v in near_small) + " (α → 0) and "
                     + ", ".join(f"{v:.1e}" for v in near_large) + f" (α → ∞); tolerance {tolerance:g}",
                     {f"to_small_{i}": v for i, v in enumerate(near_small)}
                     | {f"to_large_{i}": v for i, v in enumerate(near_large)})

@@ -207,7 +207,7 @@ def limits_match(limits: Bundle, references: Bundle, tolerance: float) -> Decisi
     gaps = relative_gaps(limits, references)
     worst = int(np.argmax(gaps))
     holds = bool(np.all(gaps <= tolerance))
-    return Decision(holds, f"largest relative gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}) "
+    return Decision(bool(holds), f"largest relative gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}) "
                            f"{'≤' if holds else '>'} tolerance {tolerance:g}",
                     {"max_relative_gap": float(gaps[worst]), "min_relative_gap": float(np.min(gaps)),
                      "tolerance": tolerance})
