@@ -9,7 +9,9 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 import sympy
+from scipy.linalg import null_space
 
+from numerics.flows import GradientFlow
 from numerics.losses import Objective, margin_loss
 from numerics.metrics import angle, rank_one_distance
 from numerics.networks import fully_connected
@@ -39,9 +41,9 @@ from theorems.layer_alignment.common import (
     run_flow,
     spans_space,
 )
+from theorems.layer_alignment.criteria import Named, runs_named
 from theorems.layer_alignment.flow_assumptions import app_a_counter_initialization
 from theorems.layer_alignment.flow_lemmas import lemma2_slacks
-from theorems.layer_alignment.criteria import Named, runs_named, zero_decision
 from verify import Context, claim, criterion, line, plain
 
 # "eventually monotone" can start late (‖Π_⊥W_1‖_F peaked near t = 1e25, a rank-one gap near 1e8, on random data
@@ -330,6 +332,40 @@ def _theorem2_datasets(ctx: Context) -> list[Dataset]:
     return datasets
 
 
+THEOREM2_PARTS = {  # the proxies that bear on each conclusion
+    "first layer": ("margins_positive", "perpendicular_ratio_falls", "perpendicular_part_settles", "v1_falls"),
+    "product": ("margins_positive", "product_angle_falls", "norm_ratio_rises"),
+}
+
+
+def _max_margin_direction(data: Dataset) -> np.ndarray:
+    return max_margin_direction(data).direction
+
+
+def _tilted_direction(data: Dataset) -> np.ndarray:
+    """A wrong target for the control: ū rotated by 0.2 rad towards a unit vector orthogonal to it."""
+    u_bar = max_margin_direction(data).direction
+    other = null_space(u_bar[None, :])[:, 0]
+    return np.cos(0.2) * u_bar + np.sin(0.2) * other
+
+
+@criterion("finite-time proxies of one conclusion of Theorem 2 hold on every run, over t ∈ [1e4, 1e60]")
+def theorem2_part(runs: Named, conclusion: str, target: Callable):
+    failed = {}
+    for run, data in runs.value:
+        proxy = theorem2_proxy(run, target(data))
+        series = theorem2_series(run, target(data))
+        late = run.t >= 1e4
+        checks = {**vars(proxy), "v1_falls": settles(run.t[late], series["v1"][late]),
+                  "product_angle_falls": settles(run.t[late], series["angle"][late])}
+        bad = [name for name in THEOREM2_PARTS[conclusion] if not checks[name]]
+        if bad:
+            failed[run.label] = bad
+    return not failed, f"fails: {failed}" if failed else f"holds on all {len(runs.value)} runs"
+
+
+
+
 @claim(
     id="align.thm2",
     ref="Theorem 2, Sec. 2.2 (proof in App. B)",
@@ -339,7 +375,7 @@ def _theorem2_datasets(ctx: Context) -> list[Dataset]:
                "$|chevron.l v_1, macron(u) chevron.r| -> 1$ for the top right singular vector $v_1$ of $W_1$, and "
                "$w_\"prod\" slash product_k norm(W_k)_F -> macron(u)$, the max-margin direction."),
     hypotheses=["Assumption 2", "Assumption 3", "almost all data (θ > 0, Lemma 3)", "exponential or logistic loss"],
-    expected="confirmed",
+    conclusions={"|⟨v_1, ū⟩| → 1": "confirmed", "w_prod/∏_k‖W_k‖_F → ū": "confirmed"},
     profiles={"quick": "6 gradient flows to t = 1e60 (log clock): DS2, DS3 and a random data set (Assumption 3 "
                        "and positive duals checked) × exponential and logistic losses, widths (d,3,3,1); contrast "
                        "runs: DSdeg (outside 'almost all data') and the polynomial-tail loss",
@@ -352,21 +388,22 @@ def _theorem2_datasets(ctx: Context) -> list[Dataset]:
            "would misjudge it."),
            "ū comes from the exactly certified SVM (numerics.convex). Π_⊥W_1 = W_1(I − ūūᵀ).",
            ("Outside the theorem: on DSdeg (θ = 0) the angle still falls, but ‖Π_⊥W_1‖_F creeps up; with the "
-           "polynomial-tail loss the direction settles away from ū (spec §4 E10, E11). Both are recorded as "
-           "contrasts; the polynomial tail is the negative control.")),
+           "polynomial-tail loss the direction settles away from ū. Both are recorded as contrasts; the "
+           "polynomial tail is a negative control of the first-layer conclusion (‖Π_⊥W_1‖_F does not settle). The "
+           "angle proxy of w_prod alone does not reject it (its angle falls monotonically to a positive limit): a "
+           "finite-time proxy cannot tell a small limit from zero.")),
 )
 def check_thm2(ctx: Context) -> None:
-    failures, finals, curves = [], {}, {}
+    first_layer, product = ctx.conclusions
+    finals, curves, pairs = {}, {}, []
     datasets = _theorem2_datasets(ctx)
     for index, data in enumerate(datasets):
         svm = max_margin_direction(data)
         for loss in ("exponential", "logistic"):
             setting = Setting(data, (data.d, 3, 3, 1), loss, "gaussian")
             run = flow_for(ctx, setting, index, ASYMPTOTIC_TIMES)
-            proxy = theorem2_proxy(run, svm.direction)
+            pairs.append((run, data))
             series = theorem2_series(run, svm.direction)
-            if not proxy.holds:
-                failures.append(f"{setting.label}: {[k for k, v in vars(proxy).items() if not v]}")
             finals[f"angle_at_1e60 {data.name} {loss}"] = float(series["angle"][-1])
             # eq. (22) bounds ‖S_1‖_F = √(F_1² − σ_1²) by √(dD); measured over bound (1 = attained)
             bound = np.sqrt(data.d * initialization_constant(run.initial_layers))
@@ -378,29 +415,27 @@ def check_thm2(ctx: Context) -> None:
     contrasts = {}
     for name, data, loss in (("DSdeg", ds_degenerate(), "logistic"), ("polynomial tail", ds3(), POLYNOMIAL_TAIL)):
         run = flow_for(ctx, Setting(data, (data.d, 3, 3, 1), loss, "gaussian"), 99, ASYMPTOTIC_TIMES)
-        svm = max_margin_direction(data)
-        series = theorem2_series(run, svm.direction)
-        contrasts[name] = (run, svm, series)
+        series = theorem2_series(run, max_margin_direction(data).direction)
+        contrasts[name] = (run, data)
         curves[f"{name} (outside the theorem): ∠(w_prod, ū)"] = (run.t[1:], series["angle"][1:])
-    degenerate_run, degenerate_svm, degenerate = contrasts["DSdeg"]
-    degenerate_proxy = theorem2_proxy(degenerate_run, degenerate_svm.direction)
-    ctx.support("finite-time proxies on every run", "trend", not failures,
-                "finite-time proxy on each flow over t ∈ [1e4, 1e60]: all margins > 0; ‖Π_⊥W_1‖_F/‖W_1‖_F "
-                "nonincreasing; ‖Π_⊥W_1‖_F, ∠(w_prod, ū) and 1 − |⟨v_1, ū⟩| each nonincreasing over t ∈ "
-                f"[1e{60 - SETTLING_DECADES}, 1e60] and ending below their maximum; "
-                "‖w_prod‖/∏F_k nondecreasing for t ≥ 1e4. Contrast DSdeg (not covered): "
-                f"{[k for k, v in vars(degenerate_proxy).items() if not v] or 'all proxies hold'}"
-                + (f"; failed: {failures}" if failures else ""),
-                {**finals, "contrast_DSdeg_angle_at_1e60": float(degenerate["angle"][-1]),
-                 "contrast_DSdeg_angle_at_1e4": float(degenerate["angle"][ASYMPTOTIC_TIMES.searchsorted(1e4) + 1])},
+        finals[f"contrast {name}: angle_at_1e60"] = float(series["angle"][-1])
+    flows = Named(f"{len(pairs)} flows to t = 1e60: " + "; ".join(run.label for run, _ in pairs), pairs)
+    ctx.support("finite-time proxies: v_1", "trend", theorem2_part(flows, "first layer", _max_margin_direction),
+                "all margins > 0 for t ≥ 1e4; ‖Π_⊥W_1‖_F/‖W_1‖_F nonincreasing; ‖Π_⊥W_1‖_F and 1 − |⟨v_1, ū⟩| "
+                f"nonincreasing over t ∈ [1e{60 - SETTLING_DECADES}, 1e60] and ending below their maximum", finals,
+                conclusion=first_layer)
+    ctx.support("finite-time proxies: w_prod", "trend", theorem2_part(flows, "product", _max_margin_direction),
+                "all margins > 0 for t ≥ 1e4; ∠(w_prod, ū) nonincreasing over t ∈ "
+                f"[1e{60 - SETTLING_DECADES}, 1e60] and ending below its maximum; ‖w_prod‖/∏F_k nondecreasing",
+                conclusion=product,
                 plot=line("Theorem 2: angle to the max-margin direction", curves, xlabel="t", xscale="log",
                           yscale="log"))
-    poly_run, poly_svm, poly = contrasts["polynomial tail"]
-    poly_proxy = theorem2_proxy(poly_run, poly_svm.direction)
-    ctx.control("polynomial-tail loss (exp/log restriction dropped)", not poly_proxy.holds,
-                "the same proxy fails with ℓ = √(1+x²) − x on DS3: "
-                f"{[k for k, v in vars(poly_proxy).items() if not v]}; the angle settles near "
-                f"{poly['angle'][-1]:.3f} rad", {"final_angle": float(poly["angle"][-1])})
+    tilted = "ū rotated by 0.2 rad in place of ū"
+    ctx.control("tilted target: v_1", theorem2_part(flows, "first layer", _tilted_direction), tilted)
+    ctx.control("tilted target: w_prod", theorem2_part(flows, "product", _tilted_direction), tilted)
+    poly = Named("polynomial-tail loss on DS3 (exp/log restriction dropped)", [contrasts["polynomial tail"]])
+    ctx.control("polynomial-tail loss", theorem2_part(poly, "first layer", _max_margin_direction),
+                "ℓ = √(1+x²) − x: the direction settles away from ū")
 
 
 # -- align.thm1.proof-facts ------------------------------------------------------------------------------------
@@ -450,37 +485,115 @@ def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tup
                "norm(W_L dots.c W_2) norm(nabla R(w_\"prod\"))$. (P4) $R$ has no finite minimizer: $R > 0$ everywhere "
                "with $inf R = 0$, and $norm(w_\"prod\") <= product_k norm(W_k)_2 <= product_k norm(W_k)_F$."),
     hypotheses=["Assumptions 1 and 2", "linearly separable data"],
-    expected="refuted",
+    conclusions={"(P2) as printed: ∏_(k≥2) ‖W_k‖_F/2 > C^L/2": "refuted"},
+    erratum="substantive",
     corrected_by="align.thm1.proof-facts.corrected",
     profiles={"quick": "exact arithmetic for the printed step of (P2); a gradient flow from an equal-norm, "
                        "misaligned init satisfying Assumption 2 (DS2, logistic)",
               "full": "as quick", "paper": "as quick"},
     notes=plain(("(P2) as printed: the last step ∏_{k=2}^L F_k/2 > C^L/2 has L − 1 factors on the left; it needs "
-           "C^{L−1}/2 (spec §4 E3). Only some positive constant is needed, so Theorem 1's proof is unaffected."),
-           "The dump shows 'Wk F · · · W2 F/2 > CL/2'; the first norm is read as ‖W_L‖_F [uncertain]."),
+           "C^{L−1}/2. Only some positive constant is needed, so Theorem 1's proof is unaffected."),
+           ("Erratum nature: substantive. The exponent is a wrong constant, and the step fails for the C that the "
+            "proof needs (C large enough for the alignment inequality, C > 1; it holds only for C ≤ 1, where "
+            "C^L ≤ C^(L−1)), not just in a degenerate case of the printed wording."),
+           "The printed text shows 'Wk F · · · W2 F/2 > CL/2'; the first norm is read as ‖W_L‖_F [uncertain]."),
 )
 def check_proof_facts(ctx: Context) -> None:
-    C, depth = sympy.Rational(3), 3
-    norms = [C + sympy.Rational(1, 100)] * depth
-    step = sympy.prod(norms[1:]) / 2 > C ** depth / 2
-    ctx.counterexample("the step ∏_{k≥2}F_k/2 > C^L/2", "exact", step is sympy.false or not bool(step),
-                       f"L = 3, C = 3, every F_k = 3.01 > C: ∏_(k≥2) F_k/2 = {sympy.prod(norms[1:]) / 2} ≤ C^L/2 = "
-                       f"{C ** depth / 2} (exact)")
+    ctx.counterexample("the step ∏_{k≥2}F_k/2 > C^L/2", "exact", printed_step_fails(3, 3, 3),
+                       "L = 3, C = 3, every F_k = C + 1/100 > C")
+    ctx.control("the same arithmetic with C^{L−1}/2", printed_step_fails(3, 3, 2), "exponent: L → L − 1")
     data = ds2()
     objective = risk(linear_network((2, 2, 2, 1)), data, "logistic")
     theta0 = misaligned_equal_norm_start(data, 2.5, ctx.rng("start"))
-    run = run_flow("equal norms, W_3W_2 = 0", objective, theta0, LONG_TIMES)
-    printed_threshold, printed_worst = proof_constant_failures(run, lambda L: L)
-    ctx.counterexample("along a gradient flow", "numeric",
-                       printed_threshold >= 2.5 and printed_worst < 0,
+    run = Named("flow from equal norms 2.5, W_3W_2 = 0 (DS2, logistic)",
+                run_flow("equal norms, W_3W_2 = 0", objective, theta0, LONG_TIMES))
+    ctx.counterexample("along a gradient flow", "numeric", step_fails_along(run, 0),
                        "equal-norm init (F_k = 2.5 for all k and t) with W_3W_2 = 0, Assumption 2 holds: C < 2.5 fails "
                        "the first inequality at t = 0; for the smallest working C* the second fails just after min F "
-                       "crosses C*, and for any larger C likewise (F ≈ C there, ‖W_3W_2‖ ≤ C² < C³/2 as C > 2)",
-                       {"smallest_working_C": printed_threshold, "min_slack_of_C^L_over_2": printed_worst})
-    _corrected_threshold, corrected_worst = proof_constant_failures(run, lambda L: L - 1)
-    ctx.control("the same search does not flag C^{L−1}/2", corrected_worst >= 0,
-                "with the exponent L − 1 the same checkpoints give no counterexample",
-                {"min_slack_of_C^(L-1)_over_2": corrected_worst})
+                       "crosses C*, and for any larger C likewise (F ≈ C there, ‖W_3W_2‖ ≤ C² < C³/2 as C > 2)")
+    ctx.control("the same search with C^{L−1}/2", step_fails_along(run, -1), "exponent: L → L − 1")
+
+
+@criterion("exact: with every F_k = C + 1/100, ∏_(k≥2) F_k/2 ≤ C^exponent/2 (the printed step fails)")
+def printed_step_fails(C: int, depth: int, exponent: int):
+    norms = [sympy.Integer(C) + sympy.Rational(1, 100)] * depth
+    left, right = sympy.prod(norms[1:]) / 2, sympy.Integer(C) ** exponent / 2
+    return bool(left <= right), f"∏_(k≥2) F_k/2 = {left}, C^{exponent}/2 = {right}"
+
+
+@criterion("on the flow, the smallest C* making ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 hold beyond it has "
+           "‖W_L⋯W_2‖ < C*^(L + shift)/2 somewhere with min_k F_k > C*")
+def step_fails_along(run: Named, shift: int):
+    threshold, worst = proof_constant_failures(run.value, lambda L: L + shift)
+    return (threshold >= 2.5 and worst < 0, f"C* = {threshold:.4g}, min slack {worst:.3g}",
+            {"smallest_working_C": threshold, "min_slack": worst})
+
+
+@criterion("(P1) at every checkpoint with R ≥ ε, ε ∈ {0.1, 0.01, 1e-4}: ⟨∇R(w_prod), ū⟩ relation −M_ε γ/n "
+           "(relative slack ≥ −1e-9; M_ε on a grid with its endpoints)")
+def p1_holds(runs: Named, relation: str):
+    worst = np.inf
+    for run, data in runs.value:
+        loss = run.objective.loss
+        svm = max_margin_direction(data)
+        for epsilon in (0.1, 0.01, 1e-4):
+            low, high = loss_inverse(loss, data.n * loss_at_zero(loss)), loss_inverse(loss, epsilon / data.n)
+            grid = np.linspace(low, high, 20001)
+            m_epsilon = float(np.min(np.exp(margin_loss(loss).log_neg_derivative(grid))))
+            for state, value in zip(run.states, run.risks):
+                if value >= epsilon:
+                    along = float(predictor_gradient(loss, data.Z, state.w_prod) @ svm.direction)
+                    gap = -m_epsilon * svm.margin / data.n - along
+                    worst = min(worst, (gap if relation == "≤" else -gap) / (m_epsilon * svm.margin))
+    return worst >= -1e-9, f"min relative slack {worst:.3g} (threshold −1e-9)", {"min_relative_slack": worst}
+
+
+@criterion("(P2) on every flow some C below the final min_k ‖W_k‖_F makes ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 > C^p/2 at every "
+           "checkpoint with min_k F_k > C, p = L + shift")
+def p2_exists(runs: Named, shift: int):
+    found = []
+    for run, _ in runs.value:
+        threshold, worst = proof_constant_failures(run, lambda L: L + shift)
+        final = float(run.series(lambda s: float(s.frobenius.min()))[-1])
+        found.append((threshold, worst, final))
+    holds = all(worst >= 0 and threshold < final for threshold, worst, final in found)
+    return holds, "", {f"C_star_run{i}": t for i, (t, _, _) in enumerate(found)} | {
+        "min_slack": min(w for _, w, _ in found)}
+
+
+@criterion("(P3) ‖∂R/∂W_k‖_F = ‖W_L⋯W_2‖·‖∇R(w_prod)‖ to 1e-12 relative at every checkpoint")
+def p3_holds(runs: Named, layer: int):
+    worst = 0.0
+    for run, data in runs.value:
+        loss = run.objective.loss
+        for state, theta in zip(run.states, run.trajectory.theta):
+            gradient = np.linalg.norm(run.objective.model.split(run.objective.gradient(theta))[layer - 1])
+            product = np.linalg.norm(chain(state.layers[1:])) * np.linalg.norm(
+                predictor_gradient(loss, data.Z, state.w_prod))
+            worst = max(worst, abs(gradient - product) / max(product, 1e-300))
+    return worst <= 1e-12, f"max relative error {worst:.3g} (threshold 1e-12)", {"max_relative_error": worst}
+
+
+@criterion("(P4) factor·∏σ_k ≥ ‖w_prod‖ and ∏F_k ≥ ∏σ_k at every checkpoint (relative slack ≥ −1e-12); "
+           "W_k = c·(rank one) with w_prod = c³ū: R > 0, decreasing in c, below 1e-100 at c = 8 (logistic, DS3)")
+def p4_holds(runs: Named, factor: float):
+    worst = np.inf
+    for run, _ in runs.value:
+        for state in run.states:
+            scale = float(np.prod(state.frobenius))
+            worst = min(worst, (factor * float(np.prod(state.spectral)) - float(np.linalg.norm(state.w_prod))) / scale,
+                        (scale - float(np.prod(state.spectral))) / scale)
+    data = ds3()
+    svm = max_margin_direction(data)
+    values = []
+    for c in (1.0, 2.0, 4.0, 8.0):
+        layers = [c * np.outer(np.eye(3)[0], svm.direction), c * np.outer(np.eye(3)[0], np.eye(3)[0]),
+                  c * np.eye(3)[:1]]
+        values.append(float(np.mean(np.logaddexp(0.0, -(data.Z @ chain(layers).ravel())))))
+    holds = worst >= -1e-12 and all(v > 0 for v in values) and is_monotone(values, "decreasing") and values[-1] < 1e-100
+    return holds, f"min relative slack {worst:.3g}", {"min_relative_slack": worst, "risk_at_c8": values[-1]}
+
+
 
 
 @claim(
@@ -492,7 +605,12 @@ def check_proof_facts(ctx: Context) -> None:
                "$min_k norm(W_k)_F > C$ implies $norm(W_L dots.c W_2) >= product_(k=2)^L norm(W_k)_F slash 2 > "
                "C^(L-1) slash 2$ along gradient flow."),
     hypotheses=["Assumptions 1 and 2", "linearly separable data"],
-    expected="confirmed",
+    conclusions={
+        "(P1) ⟨∇R(w_prod), ū⟩ ≤ −M_ε γ/n while R ≥ ε": "confirmed",
+        "(P2) with C^(L−1)/2: some C has min_k ‖W_k‖_F > C ⇒ ‖W_L⋯W_2‖ ≥ ∏_(k≥2)‖W_k‖_F/2 > C^(L−1)/2": "confirmed",
+        "(P3) ‖∂R/∂W_1‖_F = ‖W_L⋯W_2‖·‖∇R(w_prod)‖": "confirmed",
+        "(P4) R > 0 with inf R = 0, and ‖w_prod‖ ≤ ∏_k‖W_k‖_2 ≤ ∏_k‖W_k‖_F": "confirmed",
+    },
     corrects="align.thm1.proof-facts",
     profiles={"quick": "(P1) at every checkpoint with R ≥ ε (ε ∈ {0.1, 0.01, 1e-4}) and (P2)–(P4) on 4 gradient "
                        "flows to t = 1e12 (DS2, DS3, exponential and logistic, one of them the misaligned start); "
@@ -502,62 +620,27 @@ def check_proof_facts(ctx: Context) -> None:
            "inequality holds at every later checkpoint; it must exist inside the horizon.")],
 )
 def check_proof_facts_corrected(ctx: Context) -> None:
+    p1, p2, p3, p4 = ctx.conclusions
     runs = []
     for index, (data, loss) in enumerate([(ds2(), "logistic"), (ds3(), "exponential"), (ds3(), "logistic")]):
         objective = risk(linear_network((data.d, 3, 3, 1)), data, loss)
         runs.append((run_flow(f"{data.name} {loss}", objective,
                               admissible_initialization(objective, ctx.rng(f"init-{index}"), 0.3), LONG_TIMES), data))
     misaligned_objective = risk(linear_network((2, 2, 2, 1)), ds2(), "logistic")
-    runs.append((run_flow("misaligned", misaligned_objective,
+    runs.append((run_flow("misaligned equal-norm start (DS2 logistic)", misaligned_objective,
                           misaligned_equal_norm_start(ds2(), 2.5, ctx.rng("start")), LONG_TIMES), ds2()))
-    p1_worst, p3_worst, p4_worst, thresholds = np.inf, 0.0, np.inf, []
-    for run, data in runs:
-        loss = run.objective.loss
-        svm = max_margin_direction(data)
-        for epsilon in (0.1, 0.01, 1e-4):
-            low, high = loss_inverse(loss, data.n * loss_at_zero(loss)), loss_inverse(loss, epsilon / data.n)
-            grid = np.linspace(low, high, 20001)
-            m_epsilon = float(np.min(np.exp(margin_loss(loss).log_neg_derivative(grid))))
-            for state, value in zip(run.states, run.risks):
-                if value >= epsilon:
-                    along = float(predictor_gradient(loss, data.Z, state.w_prod) @ svm.direction)
-                    p1_worst = min(p1_worst, (-m_epsilon * svm.margin / data.n - along) / (m_epsilon * svm.margin))
-        for state, theta in zip(run.states, run.trajectory.theta):
-            first = np.linalg.norm(run.objective.model.split(run.objective.gradient(theta))[0])
-            product = np.linalg.norm(chain(state.layers[1:])) * np.linalg.norm(
-                predictor_gradient(loss, data.Z, state.w_prod))
-            p3_worst = max(p3_worst, abs(first - product) / max(product, 1e-300))
-            p4_worst = min(p4_worst, float(np.prod(state.spectral) - np.linalg.norm(state.w_prod)) / np.prod(
-                state.frobenius), float(np.prod(state.frobenius) - np.prod(state.spectral)) / np.prod(state.frobenius))
-        threshold, worst = proof_constant_failures(run, lambda L: L - 1)
-        thresholds.append((threshold, worst, float(run.series(lambda s: float(s.frobenius.min()))[-1])))
-    ctx.support("(P1) gradient along ū while R ≥ ε", "numeric", p1_worst >= -1e-9,
-                "⟨∇R(w_prod), ū⟩ ≤ −M_ε γ/n at every checkpoint with R ≥ ε (M_ε on a grid with its endpoints, an "
-                "overestimate, so the test is stricter)", {"min_relative_slack": p1_worst})
-    ctx.support("(P3) rank-one gradient norm", "numeric", p3_worst <= 1e-12,
-                "‖∂R/∂W_1‖_F = ‖W_L⋯W_2‖·‖∇R(w_prod)‖ to 1e-12 relative at every checkpoint",
-                {"max_relative_error": p3_worst})
-    ctx.support("(P2) exists within the horizon", "trend",
-                all(worst >= 0 and threshold < final for threshold, worst, final in thresholds),
-                "finite-time proxy: on every flow some C below the final min_k ‖W_k‖_F makes ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 "
-                "> C^(L−1)/2 at every checkpoint with min_k F_k > C",
-                {f"C_star_run{i}": t for i, (t, _, _) in enumerate(thresholds)})
-    values = []
-    data = ds3()
-    svm = max_margin_direction(data)
-    for c in (1.0, 2.0, 4.0, 8.0):
-        layers = [c * np.outer(np.eye(3)[0], svm.direction), c * np.outer(np.eye(3)[0], np.eye(3)[0]),
-                  c * np.eye(3)[:1]]
-        w = chain(layers).ravel()
-        values.append(float(np.mean(np.logaddexp(0.0, -(data.Z @ w)))))
-    ctx.support("(P4) no finite minimizer", "numeric", p4_worst >= -1e-12 and all(v > 0 for v in values)
-                and is_monotone(values, "decreasing") and values[-1] < 1e-100,
-                "‖w_prod‖ ≤ ∏σ_k ≤ ∏F_k at every checkpoint; W_k = c·(rank one) with w_prod = c³ū gives R > 0 "
-                "decreasing to below 1e-100 at c = 8 (logistic, DS3)", {"risk_at_c8": values[-1]})
-    misaligned_run = runs[-1][0]
-    _, printed_worst = proof_constant_failures(misaligned_run, lambda L: L)
-    ctx.control("printed exponent L", printed_worst < 0,
-                "the same (P2) search with C^L/2 fails on the misaligned flow", {"min_slack": printed_worst})
+    flows = Named(f"{len(runs)} flows to t = 1e12: " + "; ".join(run.label for run, _ in runs), runs)
+    ctx.support("(P1) gradient along ū while R ≥ ε", "numeric", p1_holds(flows, "≤"),
+                "M_ε on a grid with its endpoints (an overestimate, so the test is stricter)", conclusion=p1)
+    ctx.control("(P1) reversed", p1_holds(flows, "≥"), "⟨∇R(w_prod), ū⟩ ≥ −M_ε γ/n: the gradient is strictly below")
+    ctx.support("(P2) exists within the horizon", "trend", p2_exists(flows, -1),
+                "finite-time proxy: the smallest working C must lie inside the horizon", conclusion=p2)
+    misaligned = Named("misaligned equal-norm flow", [runs[-1]])
+    ctx.control("(P2) printed exponent L", p2_exists(misaligned, 0), "C^L/2 as printed, on the misaligned flow")
+    ctx.support("(P3) rank-one gradient norm", "numeric", p3_holds(flows, 1), "at every checkpoint", conclusion=p3)
+    ctx.control("(P3) for the second layer", p3_holds(flows, 2), "∂R/∂W_2 in place of ∂R/∂W_1")
+    ctx.support("(P4) no finite minimizer", "numeric", p4_holds(flows, 1.0), "at every checkpoint", conclusion=p4)
+    ctx.control("(P4) with ∏σ_k halved", p4_holds(flows, 0.5), "‖w_prod‖ ≤ ∏σ_k/2: fails once the layers align")
 
 
 # -- align.rw.du -------------------------------------------------------------------------------------------------
@@ -584,6 +667,33 @@ def relu_gram_defect(net, objective: Objective, theta: np.ndarray) -> float:
     return worst
 
 
+@criterion("the inner products ⟨W_k, ∂L/∂W_k⟩ agree across adjacent layers identically, on an activation region "
+           "(symbolic 0/1 masks, weights, input and loss gradient)")
+def balanced_on_region(widths: tuple[int, ...], masked: bool):
+    layers = [sympy.Matrix(widths[k + 1], widths[k], sympy.symbols(f"w{k}_0:{widths[k] * widths[k + 1]}", real=True))
+              for k in range(len(widths) - 1)]
+    masks = [sympy.diag(*sympy.symbols(f"m{k}_0:{widths[k + 1]}", real=True)) for k in range(len(widths) - 2)]
+    hidden = sympy.Matrix(sympy.symbols(f"x0:{widths[0]}", real=True))
+    for W, mask in zip(layers[:-1], masks):
+        hidden = mask * W * hidden  # σ(z) = D z with the 0/1 pattern D fixed on an activation region
+        if not masked:  # the control: a bias of 1 after every hidden layer (not positively homogeneous)
+            hidden = hidden + sympy.ones(hidden.rows, 1)
+    objective, _ = generic_loss(layers[-1] * hidden)
+    inner = [sum(entry * sympy.diff(objective, entry) for entry in W) for W in layers]
+    tests = [is_identically_zero(inner[k + 1] - inner[k]) for k in range(len(layers) - 1)]
+    if any(test.refuted for test in tests):
+        return False, tests[0].description
+    return (True if all(test.proved for test in tests) else None), tests[0].description
+
+
+@criterion("the rate of the quantity vanishes (relative ≤ 1e-12) at every sampled point of random ReLU networks")
+def rate_vanishes(defect: Callable, samples: Named):
+    worst = max(defect(net, objective, theta) for net, objective, theta in samples.value)
+    return worst <= 1e-12, f"max relative rate {worst:.3g} (threshold 1e-12)", {"max_relative_rate": worst}
+
+
+
+
 @claim(
     id="align.rw.du",
     ref="Sec. 1.1 (related work: Du et al., 2018)",
@@ -592,7 +702,7 @@ def relu_gram_defect(net, objective: Objective, theta: np.ndarray) -> float:
     statement=("For bias-free ReLU networks trained by gradient flow, $d/(d t)(norm(W_(k+1))_F^2 - norm(W_k)_F^2) = 0$ "
                "for every pair of adjacent layers."),
     hypotheses=["bias-free feed-forward ReLU network", "gradient flow (a.e. differentiable risk)"],
-    expected="assumed",
+    conclusions={"d/dt(‖W_(k+1)‖_F² − ‖W_k‖_F²) = 0 for bias-free ReLU networks": "assumed"},
     cited=True,
     profiles={"quick": "symbolic identity on a fixed activation pattern (widths (2,2,2,1), generic loss); the rate "
                        "at 200 random points of ReLU networks (float64); the full Gram difference as control",
@@ -602,39 +712,22 @@ def relu_gram_defect(net, objective: Objective, theta: np.ndarray) -> float:
            "⟨W_k, ∂L/∂W_k⟩ = Σ_i ℓ'_i f(x_i) for every k; with σ'(0) = 0 this also holds on the kinks.")),
 )
 def check_rw_du(ctx: Context) -> None:
-    dims = (2, 2, 2, 1)
-    layers = [sympy.Matrix(dims[k + 1], dims[k], sympy.symbols(f"w{k}_0:{dims[k] * dims[k + 1]}", real=True))
-              for k in range(len(dims) - 1)]
-    masks = [sympy.diag(*sympy.symbols(f"m{k}_0:{dims[k + 1]}", real=True)) for k in range(len(dims) - 2)]
-    x = sympy.Matrix(sympy.symbols("x0:2", real=True))
-    hidden = x
-    for W, mask in zip(layers[:-1], masks):
-        hidden = mask * W * hidden  # σ(z) = D z with the 0/1 pattern D fixed on an activation region
-    output = layers[-1] * hidden
-    objective, _ = generic_loss(output)
-    inner = [sum(entry * sympy.diff(objective, entry) for entry in W) for W in layers]
-    identities = [is_identically_zero(inner[k + 1] - inner[k]) for k in range(len(layers) - 1)]
-    ctx.support("symbolic, on an activation region", "symbolic", all(i.proved for i in identities),
-                "⟨W_(k+1), ∂L/∂W_(k+1)⟩ = ⟨W_k, ∂L/∂W_k⟩ with symbolic masks D_k (any 0/1 pattern), weights, input and "
-                f"loss gradient: {identities[0].description}")
-    worst, nonzero_gram_rates = 0.0, 0
-    points = ctx.pick(200, 1000)
-    for index in range(points):
+    ctx.support("symbolic, on an activation region", "symbolic", balanced_on_region((2, 2, 2, 1), True),
+                "⟨W_(k+1), ∂L/∂W_(k+1)⟩ = ⟨W_k, ∂L/∂W_k⟩ with symbolic masks D_k (any 0/1 pattern), widths (2,2,2,1)")
+    ctx.control("with biases", balanced_on_region((2, 2, 2, 1), False), "a bias of 1 after every hidden layer")
+    samples = []
+    for index in range(ctx.pick(200, 1000)):
         rng = ctx.rng(f"point-{index}")
         widths = (3, int(rng.integers(2, 6)), int(rng.integers(2, 6)), 1)
         net = fully_connected(list(widths), "relu")
         data = ds_random(rng, 8, 3)
         objective = Objective(net, data.X, data.y, ("logistic", "exponential")[index % 2], mean=True)
-        theta = rng.normal(size=net.n_params)
-        worst = max(worst, relu_balance_defect(net, objective, theta))
-        nonzero_gram_rates += relu_gram_defect(net, objective, theta) > 1e-6
-    ctx.support("random ReLU networks", "numeric", worst <= 1e-12,
-                "the rate of every adjacent gap of squared Frobenius norms vanishes to 1e-12 at random points",
-                {"max_relative_rate": worst})
-    ctx.control("full Gram difference", nonzero_gram_rates >= points // 2,
-                "the matrix version W_(k+1)ᵀW_(k+1) − W_kW_kᵀ (conserved for linear networks, eq. (2)) has a rate "
-                "above 1e-6 at most sampled points of the ReLU networks",
-                {"points_with_nonzero_rate": nonzero_gram_rates, "points": points})
+        samples.append((net, objective, rng.normal(size=net.n_params)))
+    points = Named(f"{len(samples)} random points of random ReLU networks (widths (3, 2–5, 2–5, 1))", samples)
+    ctx.support("random ReLU networks", "numeric", rate_vanishes(relu_balance_defect, points),
+                "the rate of every adjacent gap of squared Frobenius norms")
+    ctx.control("full Gram difference", rate_vanishes(relu_gram_defect, points),
+                "the matrix version W_(k+1)ᵀW_(k+1) − W_kW_kᵀ (conserved for linear networks, eq. (2))")
 
 
 # -- align.testing ------------------------------------------------------------------------------------------------
@@ -644,9 +737,62 @@ def naive_angle(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1.0, 1.0)))
 
 
+def _rank_one_identity(sigma_ratio):
+    return mpmath.sqrt(2 * (1 - sigma_ratio))
+
+
+def _rank_one_identity_without_2(sigma_ratio):
+    """A wrong identity for the control: √(1 − σ_1/‖W‖_F)."""
+    return mpmath.sqrt(1 - sigma_ratio)
+
+
+@criterion("40-digit SVDs: ‖W/‖W‖_F − u_1v_1ᵀ‖_F equals the identity, and the float64 metric agrees, to 1e-12")
+def rank_one_identity_holds(identity: Callable, matrices: Named):
+    worst = 0.0
+    for W in matrices.value:
+        with mpmath.workdps(40):
+            M = mpmath.matrix(W.tolist())
+            U, S, V = mpmath.svd_r(M)
+            frobenius = mpmath.sqrt(sum(s ** 2 for s in S))
+            top = mpmath.matrix([[U[i, 0] * V[0, j] for j in range(W.shape[1])] for i in range(W.shape[0])])
+            distance = mpmath.sqrt(sum((M[i, j] / frobenius - top[i, j]) ** 2 for i in range(W.shape[0])
+                                       for j in range(W.shape[1])))
+            value = identity(max(S) / frobenius)
+        worst = max(worst, abs(float(distance - value)), abs(rank_one_distance(W) - float(value)))
+    return worst <= 1e-12, f"max abs error {worst:.3g} (threshold 1e-12)", {"max_abs_error": worst}
+
+
+@criterion("an angle formula against 50-digit references for angles 1e-3 … 1e-12 rad: relative error ≤ 1e-12")
+def angle_accurate(formula: Callable):
+    u_bar = np.array([1.0, 0.0, 0.0])
+    errors = []
+    for exponent in range(3, 13):
+        true = mpmath.mpf(10) ** -exponent
+        with mpmath.workdps(50):
+            w = np.array([float(mpmath.cos(true)) * 3.0, float(mpmath.sin(true)) * 3.0, 0.0])
+            reference = mpmath.atan2(mpmath.mpf(w[1]), mpmath.mpf(w[0]))
+        errors.append(abs(formula(w, u_bar) - float(reference)) / float(reference))
+    return max(errors) <= 1e-12, f"max relative error {max(errors):.3g}", {"max_relative_error": max(errors)}
+
+
+@criterion("function evaluations of one flow to the long horizon at most 2× those to the short horizon (LSODA, 13 "
+           "checkpoints)")
+def horizon_cost_bounded(start: Named, clock: str, short: float, long: float):
+    objective, theta0 = start.value
+    flow = GradientFlow(objective)
+    counts = []
+    for horizon in (short, long):
+        points = log_spaced(1e-2, horizon, 13)
+        counts.append(flow.solve(theta0, horizon, clock=clock, t_eval=points).nfev)
+    ratio = counts[1] / counts[0]
+    return ratio <= 2.0, f"{counts[1]} vs {counts[0]} evaluations", {"nfev_short": counts[0], "nfev_long": counts[1]}
+
+
+
+
 @claim(
     id="align.testing",
-    ref="Spec test taxonomy and numerical pitfalls (applies to all align.* checks)",
+    ref="Suite conventions: the numerical measurements shared by all align.* checks",
     kind="remark",
     title="The measurements used by the alignment checks are sound",
     statement=("(i) For every nonzero $W$ with top singular triple $(sigma_1, u_1, v_1)$, "
@@ -655,53 +801,37 @@ def naive_angle(a: np.ndarray, b: np.ndarray) -> float:
                "$macron(u)$ are computed accurately down to $10^(-12)$ rad; (iii) the log clock reaches $t = 10^12$ "
                "at a cost that does not grow with the horizon."),
     hypotheses=["float64 arithmetic"],
-    expected="confirmed",
+    conclusions={"(i) rank-one identity": "confirmed", "(ii) accurate small angles": "confirmed",
+                 "(iii) log-clock cost independent of the horizon": "confirmed"},
     profiles={"quick": "(i) 200 random matrices against 40-digit arithmetic; (ii) angles 1e-3 … 1e-12 against 50-digit "
-                       "references; (iii) evaluations of one flow to t = 1e4 and to t = 1e12",
+                       "references; (iii) evaluations of one flow to t = 1e4 and to t = 1e12 (log clock; the real "
+                       "clock as control)",
               "full": "as quick", "paper": "as quick"},
-    notes=plain((
-        "Not a statement of the paper: the spec's list of numerical pitfalls (atan2 angles, log-time horizons, "
+    notes=plain(
+        ("Not a statement of the paper: the suite's numerical conventions (atan2 angles, log-time horizons, "
         "the rank-one identity), registered so that the conventions every other align.* check relies on are "
-        "themselves checked.")),
+        "themselves checked."),
+        ("(iii) is read as 'grows by less than a factor 2 over eight decades of horizon' (measured ~1.3–1.6 on the "
+        "log clock, ~2.4–2.5 on the real clock with the same solver).")),
 )
 def check_testing(ctx: Context) -> None:
-    worst = 0.0
+    identity, angles, clock = ctx.conclusions
+    matrices = []
     for index in range(200):
         rng = ctx.rng(f"matrix-{index}")
-        W = rng.normal(size=(int(rng.integers(1, 5)), int(rng.integers(1, 5))))
-        with mpmath.workdps(40):
-            M = mpmath.matrix(W.tolist())
-            U, S, V = mpmath.svd_r(M)
-            frobenius = mpmath.sqrt(sum(s ** 2 for s in S))
-            top = mpmath.matrix([[U[i, 0] * V[0, j] for j in range(W.shape[1])] for i in range(W.shape[0])])
-            distance = mpmath.sqrt(sum((M[i, j] / frobenius - top[i, j]) ** 2 for i in range(W.shape[0])
-                                       for j in range(W.shape[1])))
-            identity = mpmath.sqrt(2 * (1 - max(S) / frobenius))
-        worst = max(worst, abs(float(distance - identity)), abs(rank_one_distance(W) - float(identity)))
-    ctx.support("(i) rank-one identity", "numeric", worst <= 1e-12,
-                "40-digit SVDs: ‖W/‖W‖_F − u_1v_1ᵀ‖_F equals √(2(1 − σ_1/‖W‖_F)), and the float64 metric agrees, "
-                "to 1e-12", {"max_abs_error": worst})
-    u_bar = np.array([1.0, 0.0, 0.0])
-    errors, naive_errors = [], []
-    for exponent in range(3, 13):
-        true = mpmath.mpf(10) ** -exponent
-        with mpmath.workdps(50):
-            w = np.array([float(mpmath.cos(true)) * 3.0, float(mpmath.sin(true)) * 3.0, 0.0])
-            reference = mpmath.atan2(mpmath.mpf(w[1]), mpmath.mpf(w[0]))
-        errors.append(abs(angle(w, u_bar) - float(reference)) / float(reference))
-        naive_errors.append(abs(naive_angle(w, u_bar) - float(reference)) / float(reference))
-    ctx.support("(ii) small angles", "numeric", max(errors) <= 1e-12,
-                "the atan2-based angle of the checks against 50-digit references for angles 1e-3 … 1e-12 rad: "
-                "relative error ≤ 1e-12", {"max_relative_error": max(errors)})
-    data = ds3()
-    objective = risk(linear_network((3, 3, 3, 1)), data, "logistic")
-    theta0 = admissible_initialization(objective, ctx.rng("flow"), 0.3)
-    short = run_flow("t = 1e4", objective, theta0, log_spaced(1e-2, 1e4, 13))
-    long = run_flow("t = 1e12", objective, theta0, log_spaced(1e-2, 1e12, 29))
-    ratio = long.trajectory.nfev / short.trajectory.nfev
-    ctx.support("(iii) long horizons on the log clock", "numeric", ratio <= 3.0,
-                "evaluations to t = 1e12 at most 3× those to t = 1e4 (the log clock keeps the field O(1))",
-                {"nfev_1e4": short.trajectory.nfev, "nfev_1e12": long.trajectory.nfev})
-    ctx.control("arccos angles", max(naive_errors) > 1e-3,
-                "the same accuracy test rejects arccos(⟨a,b⟩/‖a‖‖b‖), which loses all digits of small angles",
-                {"max_relative_error": max(naive_errors)})
+        matrices.append(rng.normal(size=(int(rng.integers(1, 5)), int(rng.integers(1, 5)))))
+    named = Named("200 random matrices of sizes up to 4 × 4", matrices)
+    ctx.support("(i) rank-one identity", "numeric", rank_one_identity_holds(_rank_one_identity, named),
+                "√(2(1 − σ_1/‖W‖_F))", conclusion=identity)
+    ctx.control("(i) without the factor 2", rank_one_identity_holds(_rank_one_identity_without_2, named),
+                "√(1 − σ_1/‖W‖_F)")
+    ctx.support("(ii) small angles", "numeric", angle_accurate(angle), "the atan2-based angle of the checks",
+                conclusion=angles)
+    ctx.control("arccos angles", angle_accurate(naive_angle), "arccos(⟨a,b⟩/‖a‖‖b‖) loses all digits of small angles")
+    objective = risk(linear_network((3, 3, 3, 1)), ds3(), "logistic")
+    start = Named("DS3, widths (3,3,3,1), logistic, Assumption-2 init",
+                  (objective, admissible_initialization(objective, ctx.rng("flow"), 0.3)))
+    ctx.support("(iii) long horizons on the log clock", "numeric", horizon_cost_bounded(start, "log", 1e4, 1e12),
+                "the log clock keeps the field O(1)", conclusion=clock)
+    ctx.control("(iii) the real clock", horizon_cost_bounded(start, "real", 1e4, 1e12),
+                "real time: the step size must grow with t and the count of steps with the horizon")
