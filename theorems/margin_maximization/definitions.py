@@ -771,6 +771,7 @@ def teacher_data(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, 
 
 FLOW_NORMS = (30.0, 100.0, 300.0, 1000.0)
 FLOW_ATTEMPTS = 5
+DATA_ATTEMPTS = 4
 RESIDUAL_TOLERANCE = 1e-2  # KKT residual of θ̂ at ‖θ‖ = 1000 (decays like 1/‖θ‖)
 
 
@@ -819,6 +820,9 @@ def KKT_PROXY(below: bool, residuals: tuple[float, ...], log_losses: tuple[float
                        "loss (finite-time proxy); a logistic flow with L < 1 and a dead sample as control",
               "full": "as quick", "paper": "as quick"},
     notes=plain("Cited, not proved in the paper; we assume it.",
+                "Instances are drawn where the hypothesis holds: a data set and an initialization are redrawn (up to "
+                "4 data sets × 5 initializations) until the flow reaches every checked norm with every sample "
+                "separated.",
                 "The paper paraphrases the hypothesis as 'L(θ(t0)) < 1, namely Φ classifies every x_i correctly'. "
                 "That is right for the exponential loss only: for the logistic loss a loss below 1 allows a "
                 "misclassified sample, and the control below is a flow with L(θ(0)) ≈ 0.79 < 1 that never "
@@ -827,23 +831,31 @@ def KKT_PROXY(below: bool, residuals: tuple[float, ...], log_losses: tuple[float
 )
 def check_thm21(ctx: Context) -> None:
     rng = ctx.rng("instances")
-    X1, y1 = two_clusters(rng, 6)
-    X2, y2 = teacher_data(rng, 5, 4)
-    X3, y3 = teacher_data(rng, 4, 3)
-    instances = [("depth-2 ReLU 2-3-1, exponential", fully_connected([2, 3, 1], "relu"), X1, y1, "exponential"),
+    instances = [("depth-2 ReLU 2-3-1, exponential", fully_connected([2, 3, 1], "relu"),
+                  lambda: two_clusters(rng, 6), "exponential"),
                  ("2-patch convolution, linear, logistic", Network((disjoint_patches(2, 2), Dense(1, 2)), "linear"),
-                  X2, y2, "logistic"),
-                 ("diagonal depth 3, linear, exponential", diagonal(3, 3, "linear"), X3, y3, "exponential")]
+                  lambda: teacher_data(rng, 5, 4), "logistic"),
+                 ("diagonal depth 3, linear, exponential", diagonal(3, 3, "linear"), lambda: teacher_data(rng, 4, 3),
+                  "exponential")]
     curves = {}
-    for name, net, X, y, loss in instances:
-        for attempt in range(FLOW_ATTEMPTS):  # initializations whose flow reaches L < ℓ(0) (the hypothesis)
-            path = flow_path(net, X, y, 0.5 * rng.normal(size=net.n_params), loss, FLOW_NORMS)
+    for name, net, draw, loss in instances:
+        # instances where the hypothesis holds: a data set and an initialization whose flow reaches L < ℓ(0) and
+        # every norm (a flow that stalls at a stationary point or slides along a kink does not meet it)
+        path, tried = [], 0
+        for _data_set in range(DATA_ATTEMPTS):
+            X, y = draw()
+            for _attempt in range(FLOW_ATTEMPTS):
+                tried += 1
+                path = flow_path(net, X, y, 0.5 * rng.normal(size=net.n_params), loss, FLOW_NORMS)
+                if len(path) == len(FLOW_NORMS):
+                    break
             if len(path) == len(FLOW_NORMS):
                 break
         else:
-            ctx.support(name, "trend", False, f"no flow from {FLOW_ATTEMPTS} initializations reached ‖θ‖ = 1000 with "
-                        "every sample separated", conclusion=T21)
+            ctx.support(name, "trend", False, f"no flow from {FLOW_ATTEMPTS} initializations on each of "
+                        f"{DATA_ATTEMPTS} data sets reached ‖θ‖ = 1000 with every sample separated", conclusion=T21)
             continue
+        attempt = tried - 1
         residuals = tuple(p.first_order.stationarity_residual for p in path)
         losses = tuple(float(Objective(net, X, y, loss).log_value(p.final)) for p in path)
         ctx.support(name, "trend", KKT_PROXY(separates(loss, float(np.exp(losses[0]))), residuals, losses,
