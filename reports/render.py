@@ -9,24 +9,37 @@ What the report reads (the data contract for claim authors; a results file is ``
 * ``provenance``: ``profile``, ``seed`` and ``started`` (ISO 8601) are required; ``ibverify``,
   ``git_commit``, ``libraries``, ``python``, ``platform``, ``machine`` and ``wall_seconds`` are shown when
   present.
-* each result: ``id``, ``verdict``, ``expected``, ``seconds``, ``evidence`` and ``claim``, the claim's
-  description (``Claim.to_json``) whose ``paper``, ``ref``, ``kind``, ``title`` and ``statement`` are
-  required and ``hypotheses``, ``notes``, ``profiles``, ``corrected_by``, ``corrects`` optional.
-* each evidence item: ``name``, ``kind``, ``role``, ``passed``, ``detail``, ``figures`` and ``plot``
-  (line plots take log axes from ``xscale``/``yscale``; ``reference`` values are drawn as labelled dashed
-  lines, horizontal for line and scatter plots, vertical for histograms).
+* each result: ``id``, ``verdict``, ``expected``, ``seconds``, ``evidence``, ``conclusions`` and ``claim``, the
+  claim's description (``Claim.to_json``) whose ``paper``, ``ref``, ``kind``, ``title`` and ``statement`` are
+  required and ``hypotheses``, ``notes``, ``profiles``, ``corrected_by``, ``corrects`` and ``erratum``
+  (``substantive`` or ``literal``) optional. A result without ``conclusions`` (an older file) is shown as one
+  conclusion, ``statement``, holding all its evidence.
+* each conclusion (``ConclusionResult.to_json``): ``name``, ``verdict``, ``expected``, ``rigorous``,
+  ``reason`` and ``evidence``, the indices of its items. Each claim page opens with the table of its
+  conclusions; items are numbered E1, E2, ... and controls C1, C2, ... in recording order.
+* each evidence item: ``name``, ``kind``, ``role``, ``passed``, ``detail``, ``figures``, ``conclusion``, and
+  when a criterion decided it ``criterion`` and ``arguments`` (shown under the item); a control also has
+  ``perturbs`` and ``change`` (shown as "same check as E1, perturbed: ..."), an undecided item ``undecided``;
+  ``plot`` (line plots take log axes from ``xscale``/``yscale``; ``reference`` values are drawn as labelled
+  dashed lines, horizontal for line and scatter plots, vertical for histograms; a missing axis label falls
+  back to the series' labels; legends sit above the axes; a figure stays right after its evidence item).
+* ``provenance["selection"]`` (written by ``verify run``: ``claims``, ``registered``, ``paper``, ``ids``):
+  page 1 says when a run covers only part of the registered claims.
 * markup: a claim's ``statement`` and each of its ``hypotheses`` and ``notes`` are typst markup (math
   between ``$``), e.g. ``$W_(k+1)^T W_(k+1) - W_k W_k^T$ is constant along gradient flow``. Each is first
   compiled on its own; one that does not compile is shown as its source text with typst's error, and is
   listed in :attr:`Report.unrendered`. Every other text (titles, references, evidence names and details,
-  figure keys and string values, plot titles, which become figure captions) is shown verbatim; plot axis
-  labels and legend entries are drawn by matplotlib and may use its ``$...$`` mathtext.
+  conclusion names, reasons and changes, plot titles) is plain text, never markup: :func:`reports.text.prose`
+  shows ASCII notation in it readably (``W_(k+1)^T``, ``x_{ij}``, ``2*x**2``, ``[2, 4, 8]``), and figure
+  keys are shown as typed; plot axis labels and legend entries are drawn by matplotlib and may use its
+  ``$...$`` mathtext.
 * tightness convention: an evidence figure whose key starts with ``tightness`` (``tightness``,
   ``tightness_rate``, ``tightness_margin_ratio``, ...) records how tight a bound of the statement is on the
   case measured (e.g. measured value over bound; 1 means the bound is attained). The report lists every
   such figure, with its claim and evidence item, in the section "Errata and tightness".
-* a refuted claim names its corrected variant with ``corrected_by`` (and the variant names it back with
-  ``corrects``); the errata show the variant's statement and verdict next to the printed one.
+* a refuted or contradicted claim names its corrected variant with ``corrected_by`` (and the variant names it
+  back with ``corrects``); the errata, substantive first, then literal, show the variant's statement and
+  verdict next to the printed one.
 
 Reproducibility: the PDF depends only on the results. Its creation date is ``$SOURCE_DATE_EPOCH`` when set
 and otherwise the run's start time; the fonts are those bundled with typst plus matplotlib's DejaVu Sans for
