@@ -182,19 +182,23 @@ class Stationarity:
 
 
 def lp_stationarity(rho: np.ndarray, decomposition: Decomposition, X: np.ndarray, y: np.ndarray, depth: int,
-                    active_tol: float = 1e-3, support_tol: float = 1e-3) -> Stationarity:
+                    active_tol: float = 1e-3, support_tol: float = 1e-3,
+                    support: Sequence[int] | None = None) -> Stationarity:
     """The paper's KKT conditions (App. D.1.2) for ℓ_{2/L}: on supp ρ, (2/L)|ρ_j|^{2/L−1} e^{i arg ρ_j} equals
     [S^* Σ_i μ_i y_i x_i]_j with μ ≥ 0 supported on the active margins (up to scaling).
 
     Active margins are those within ``active_tol`` of the minimum, the support the coordinates above
-    ``support_tol``·max|ρ_j|; the multipliers come from NNLS on the real and imaginary parts.
+    ``support_tol``·max|ρ_j| (or the given ``support``); the multipliers come from NNLS on the real and imaginary
+    parts.
     """
     margins = y * (X @ (decomposition.S.T @ rho)).real
     rho = rho / margins.min()
     margins = margins / margins.min()
     active = tuple(int(i) for i in np.flatnonzero(margins <= 1 + active_tol))
     magnitude = np.abs(rho)
-    support = tuple(int(j) for j in np.flatnonzero(magnitude >= support_tol * magnitude.max()))
+    if support is None:
+        support = tuple(int(j) for j in np.flatnonzero(magnitude >= support_tol * magnitude.max()))
+    support = tuple(support)
     p = 2.0 / depth
     target = p * magnitude[list(support)] ** (p - 1) * np.exp(1j * np.angle(rho[list(support)]))
     columns = (decomposition.S.conj() @ (y[:, None] * X).T)[np.ix_(list(support), list(active))]
