@@ -99,7 +99,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def _readdress_claim_arguments(config: pytest.Config) -> None:
     """``::rank.thm2`` or ``tests/x.py::rank.thm2`` name a claim by id: point them at the claim's own file."""
     args = getattr(config, "args", None)
-    if not isinstance(args, list) or not any("::" in a and "." in a.rsplit("::", 1)[1] for a in args):
+    if not isinstance(args, list):
+        return
+    wanted = config.getoption("claim_ids")
+    if wanted and getattr(config, "args_source", None) is not pytest.Config.ArgsSource.ARGS:
+        # `pytest --claim ID` alone: collect just those claims' files, not the test folders to deselect them
+        claims = {c.id: c for c in all_claims()}
+        targets = [claim_file(claims[i]) for i in wanted if i in claims]
+        if len(targets) == len(wanted) and all(t is not None for t in targets):
+            args[:] = [f"{target}::{claim_id}" for target, claim_id in zip(targets, wanted)]
+        return
+    if not any("::" in a and "." in a.rsplit("::", 1)[1] for a in args):
         return
     claims = {c.id: c for c in all_claims()}
     for index, arg in enumerate(args):
