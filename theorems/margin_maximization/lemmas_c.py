@@ -33,11 +33,16 @@ from theorems.margin_maximization.definitions import (
     two_clusters,
     unit_imbalance,
 )
-from verify import Context, claim, line, plain
+from verify import Context, Decision, claim, criterion, line, plain
 
 FLOW_TIME = 5.0
 DRIFT_TOLERANCE = 1e-7  # relative to ‖θ(0)‖²; the real-time flow runs at rtol 1e-10 with kinks as events
 Quantity = Callable[[Network, np.ndarray], np.ndarray]
+C1 = "layer balances ‖W_j‖² − ‖W_(j+1)‖² and unit balances are conserved (fully connected 3-4-3-1, linear and ReLU)"
+C2 = "layer balances ‖u^(j)‖² − ‖u^(j+1)‖² are conserved (2-patch convolution, diagonal depth 3)"
+C3 = "‖w_j‖² − v_j² is conserved for every unit (locally connected and diagonal networks, linear and ReLU)"
+C4 = "the limit direction is balanced unit by unit (a depth-2 ReLU and a diagonal linear network)"
+C5 = "Πa_j ≥ C^m with C ≥ 0 implies Σa_j² ≥ mC², with equality when |a_j| = C"
 
 
 def unit_quantity(net: Network, theta: np.ndarray) -> np.ndarray:
@@ -72,15 +77,35 @@ def drift(net: Network, X: np.ndarray, y: np.ndarray, theta0: np.ndarray, quanti
     return worst / float(theta0 @ theta0), run.n_crossings
 
 
-def record_drifts(ctx: Context, cases: list[tuple[str, Network, Quantity]], what: str) -> None:
-    rng = ctx.rng("data")
-    for name, net, quantity in cases:
-        X, y = two_clusters(rng, 6) if net.d_in == 2 else teacher_data(rng, 6, net.d_in)
-        value, crossings = drift(net, X, y, rng.normal(size=net.n_params), quantity)
-        ctx.support(name, "numeric", value <= DRIFT_TOLERANCE,
-                    f"real-time flow (logistic loss, 6 samples) on t ∈ [0, {FLOW_TIME:g}], {crossings} activation "
-                    f"changes: {what} drift by {value:.1e} ≤ {DRIFT_TOLERANCE:g} (relative to ‖θ(0)‖²)",
+def conv(act: str) -> Network:
+    return Network((disjoint_patches(2, 2), Dense(1, 2)), act)
+
+
+NETWORKS: dict[str, Callable[[], Network]] = {
+    "fully connected 3-4-3-1, linear": lambda: fully_connected([3, 4, 3, 1], "linear"),
+    "fully connected 3-4-3-1, ReLU": lambda: fully_connected([3, 4, 3, 1], "relu"),
+    "2-patch convolution, linear": lambda: conv("linear"),
+    "2-patch convolution, ReLU": lambda: conv("relu"),
+    "diagonal depth 3, ReLU": lambda: diagonal(3, 3, "relu"),
+}
+
+
+@criterion("the quantity stays within tolerance of its start along the real-time flow (relative to ‖θ(0)‖²)")
+def CONSERVED(network: str, quantity: Quantity, seed: int, tolerance: float) -> Decision:
+    net = NETWORKS[network]()
+    rng = np.random.default_rng(seed)
+    X, y = two_clusters(rng, 6) if net.d_in == 2 else teacher_data(rng, 6, net.d_in)
+    value, crossings = drift(net, X, y, rng.normal(size=net.n_params), quantity)
+    return Decision(bool(value <= tolerance), f"real-time flow (logistic loss, 6 samples) on t ∈ [0, {FLOW_TIME:g}], "
+                    f"{crossings} activation changes: drift {value:.1e} (threshold {tolerance:g})",
                     {"drift": value, "crossings": crossings})
+
+
+def record_drifts(ctx: Context, cases: list[tuple[str, Quantity]], conclusion: str) -> None:
+    rng = ctx.rng("data")
+    for network, quantity in cases:
+        ctx.support(f"{network}: {quantity.__name__.replace('_', ' ')}", "numeric",
+                    CONSERVED(network, quantity, int(rng.integers(2**31)), DRIFT_TOLERANCE), conclusion=conclusion)
 
 
 # -- Lemmas C.1 and C.2 (cited) ---------------------------------------------------------------------------------------
@@ -94,7 +119,7 @@ def record_drifts(ctx: Context, cases: list[tuple[str, Network, Quantity]], what
                "$i$ of layer $j$ also $norm(W_j [i, :])^2 - norm(W_(j+1) [:, i])^2$ (incoming row against outgoing "
                "column)."),
     hypotheses=plain("fully-connected linear or ReLU network, depth m ≥ 2", "any differentiable loss; gradient flow"),
-    expected="assumed",
+    conclusions={C1: "assumed"},
     cited=True,
     profiles={"quick": "real-time flows (logistic loss, t ≤ 5, kinks as events) of 3-4-3-1 linear and ReLU networks: "
                        "drift of every layer and unit balance; the per-sample identities (sympy); control: "
@@ -102,24 +127,20 @@ def record_drifts(ctx: Context, cases: list[tuple[str, Network, Quantity]], what
     notes=plain("Cited, not proved in the paper; we assume it and show supporting evidence."),
 )
 def check_lemC1(ctx: Context) -> None:
-    for act in ("linear", "relu"):
-        net = fully_connected([3, 4, 3, 1], act)
-        record_drifts(ctx, [(f"{act}: layer balances", net, layer_quantity),
-                            (f"{act}: unit balances", net, unit_quantity)], "the balances")
-        tests = network_identities(fully_connected([2, 3, 2, 1], act), relu_region() if act == "relu"
+    for act in ("linear", "ReLU"):
+        network = f"fully connected 3-4-3-1, {act}"
+        record_drifts(ctx, [(network, layer_quantity), (network, unit_quantity)], C1)
+        tests = network_identities(fully_connected([2, 3, 2, 1], act.lower()), relu_region() if act == "ReLU"
                                    else linear_activation, units=True)
         ctx.support(f"{act}: per-sample identities", "symbolic", all(t.holds for t in tests.values()),
                     "sympy on a symbolic 2-3-2-1 network (ReLU: one slope symbol per unit): ⟨u^(l), ∂Φ/∂u^(l)⟩ = Φ "
-                    "for every layer and ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ for every unit, monomial by monomial")
-    net = fully_connected([3, 4, 3, 1], "linear")
-    X, y = teacher_data(ctx.rng("control"), 6, 3)
-    value, _ = drift(net, X, y, ctx.rng("control").normal(size=net.n_params), weighted_layer_quantity)
-    ctx.control("‖W_1‖² − 2‖W_2‖²", value > 1e3 * DRIFT_TOLERANCE,
-                f"the same drift measurement on a wrong combination moves by {value:.2e}", {"drift": value})
+                    "for every layer and ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ for every unit, monomial by monomial",
+                    conclusion=C1)
+    ctx.control("‖W_1‖² − 2‖W_2‖²", CONSERVED("fully connected 3-4-3-1, linear", weighted_layer_quantity,
+                                              int(ctx.rng("control").integers(2**31)), DRIFT_TOLERANCE),
+                "wrong constant: ‖W_1‖² − ‖W_2‖² → ‖W_1‖² − 2‖W_2‖²")
 
 
-def conv(act: str) -> Network:
-    return Network((disjoint_patches(2, 2), Dense(1, 2)), act)
 
 
 @claim(
@@ -131,7 +152,7 @@ def conv(act: str) -> Network:
                "differentiable loss, gradient flow keeps $norm(u^((j)))^2 - norm(u^((j+1)))^2$ constant for "
                "$j in [m - 1]$."),
     hypotheses=plain("linear or ReLU network in N, depth m ≥ 2", "any differentiable loss; gradient flow"),
-    expected="assumed",
+    conclusions={C2: "assumed"},
     cited=True,
     profiles={"quick": "real-time flows (logistic loss, t ≤ 5, kinks as events) of the 2-patch convolution (linear, "
                        "ReLU) and a depth-3 diagonal ReLU network: drift of the layer balances; control: the unit "
@@ -142,20 +163,28 @@ def conv(act: str) -> Network:
                 "the positive results."),
 )
 def check_lemC2(ctx: Context) -> None:
-    record_drifts(ctx, [("2-patch convolution, linear", conv("linear"), layer_quantity),
-                        ("2-patch convolution, ReLU", conv("relu"), layer_quantity),
-                        ("diagonal depth 3, ReLU", diagonal(3, 3, "relu"), layer_quantity)], "the layer balances")
-    rng = ctx.rng("control")
-    X, y = teacher_data(rng, 6, 4)
-    value, _ = drift(conv("linear"), X, y, rng.normal(size=conv("linear").n_params), shared_unit_quantity)
-    ctx.control("the unit balance with shared weights", value > 1e3 * DRIFT_TOLERANCE,
-                f"the same measurement of ‖w‖² − v_1² on the convolution moves by {value:.2e}", {"drift": value})
+    record_drifts(ctx, [("2-patch convolution, linear", layer_quantity), ("2-patch convolution, ReLU", layer_quantity),
+                        ("diagonal depth 3, ReLU", layer_quantity)], C2)
+    ctx.control("the unit balance with shared weights", CONSERVED("2-patch convolution, linear",
+                                                                  shared_unit_quantity,
+                                                                  int(ctx.rng("control").integers(2**31)),
+                                                                  DRIFT_TOLERANCE),
+                "another quantity: the unit balance ‖w‖² − v_1² of the shared filter (not claimed)")
 
 
 # -- Lemma C.3 ---------------------------------------------------------------------------------------------------
 NO_SHARE = {"locally connected d = 4, fields {1,2},{2,3},{3,4}": lambda act: locally_connected([[0, 1], [1, 2], [2, 3]],
                                                                                              4, act),
             "diagonal d = 3": lambda act: diagonal(3, 2, act)}
+
+
+@criterion("⟨w_j, ∂Φ/∂w_j⟩ = v_j ∂Φ/∂v_j for every unit, monomial by monomial (sympy)")
+def UNIT_IDENTITY(architecture: str, act: str) -> Decision:
+    net = conv(act) if architecture == "2-patch convolution" else NO_SHARE[architecture](act)
+    tests = network_identities(net, relu_region() if act == "relu" else linear_activation, units=True)
+    units = {k: t for k, t in tests.items() if k.startswith("unit")}
+    failed = [k for k, t in units.items() if not t.holds]
+    return Decision(not failed, f"{len(units)} units" + (f"; failed: {failed}" if failed else ""))
 
 
 @claim(
@@ -167,34 +196,24 @@ NO_SHARE = {"locally connected d = 4, fields {1,2},{2,3},{3,4}": lambda act: loc
                "$cal(N)_\"no-share\"$ and any differentiable loss, gradient flow keeps $norm(w_j)^2 - v_j^2$ "
                "constant for every hidden unit $j$."),
     hypotheses=plain("depth-2 linear or ReLU network in N_no-share", "any differentiable loss; gradient flow"),
-    expected="certified",
+    conclusions={C3: "certified"},
     profiles={"quick": "sympy per-sample identity ⟨w_j, ∂Φ/∂w_j⟩ = v_j ∂Φ/∂v_j on a locally connected and a diagonal "
-                       "network (linear; ReLU with one slope symbol per unit, covering every σ'(0)); real-time flows "
-                       "(logistic loss) of both; control: the same identity and flow on the 2-patch convolution",
+                       "network (linear; ReLU with one slope symbol per unit, covering every σ'(0)); control: the "
+                       "same identity on the 2-patch convolution",
               "full": "as quick", "paper": "as quick"},
-    notes=plain("The proof's first display writes x_i^j inside the sum over l where x_i^l is meant (spec I13).",
+    notes=plain("The proof's first display writes x_i^j inside the sum over l where x_i^l is meant.",
                 "The identity is d/dt(‖w_j‖² − v_j²) = −2 Σ_i ℓ'(q_i) y_i (⟨w_j, ∂Φ_i/∂w_j⟩ − v_j ∂Φ_i/∂v_j): the "
                 "per-sample identity, proved here on two architectures, gives the lemma for any loss; for ReLU it "
                 "rests on σ'(z)z = σ(z), true for every choice of σ'(0)."),
 )
 def check_lemC3(ctx: Context) -> None:
-    for name, build in NO_SHARE.items():
-        for act, activation in (("linear", linear_activation), ("relu", relu_region())):
-            tests = network_identities(build(act), activation, units=True)
-            units = {k: t for k, t in tests.items() if k.startswith("unit")}
-            ctx.prove(f"{name}, {act}: per-sample identity", "symbolic", all(t.holds for t in units.values()),
-                      f"sympy, symbolic θ and x: ⟨w_j, ∂Φ/∂w_j⟩ − v_j ∂Φ/∂v_j ≡ 0 for the {len(units)} units, monomial "
-                      "by monomial (ReLU: σ(z) = s·z with a free slope s per unit)", {"units": len(units)})
-    record_drifts(ctx, [(f"{name}, ReLU: flow", build("relu"), unit_quantity) for name, build in NO_SHARE.items()],
-                  "the unit balances ‖w_j‖² − v_j²")
-    shared = network_identities(conv("relu"), relu_region(), units=True)
-    failed = [k for k, t in shared.items() if k.startswith("unit") and not t.holds]
-    rng = ctx.rng("control")
-    X, y = teacher_data(rng, 6, 4)
-    value, _ = drift(conv("relu"), X, y, rng.normal(size=conv("relu").n_params), shared_unit_quantity)
-    ctx.control("shared weights (2-patch convolution)", bool(failed) and value > 1e3 * DRIFT_TOLERANCE,
-                f"the same identity fails for {failed} (the filter feeds both units) and the flow moves ‖w‖² − v_1² by "
-                f"{value:.2e}", {"drift": value})
+    for name in NO_SHARE:
+        for act in ("linear", "relu"):
+            ctx.prove(f"{name}, {act}: per-sample identity", "symbolic", UNIT_IDENTITY(name, act),
+                      "sympy, symbolic θ and x: ⟨w_j, ∂Φ/∂w_j⟩ − v_j ∂Φ/∂v_j ≡ 0 monomial by monomial (ReLU: "
+                      "σ(z) = s·z with a free slope s per unit)", conclusion=C3)
+    ctx.control("shared weights (2-patch convolution)", UNIT_IDENTITY("2-patch convolution", "relu"),
+                "another architecture: the filter feeds both units")
 
 
 # -- Lemma C.4 ---------------------------------------------------------------------------------------------------
@@ -217,13 +236,13 @@ def limit_imbalance(net: Network, path: list[C.FlowLimit], quantity: Quantity) -
                "$norm(tilde(w)_j) = abs(tilde(v)_j)$ for every hidden unit $j$."),
     hypotheses=plain("depth-2 linear or ReLU network in N_no-share", "any differentiable loss",
                      "‖θ(t)‖ → ∞ and directional convergence"),
-    expected="confirmed",
+    conclusions={C4: "confirmed"},
     profiles={"quick": "arc-length flows of a depth-2 ReLU network (two clusters) and a diagonal linear network (both "
                        "losses) to ‖θ‖ = 30, 100, 300: unit imbalance of θ̂ relative to R(θ̂), its rate in ‖θ‖ "
                        "(finite-time proxy); control: Theorem 4.4's shared-weight limit",
               "full": "as quick", "paper": "as quick"},
     notes=plain("θ̂ = θ/q_min^(1/2), so ‖ŵ_j‖² − v̂_j² = Δ_j/q_min with Δ_j conserved (Lemma C.3): the imbalance decays "
-                "like ‖θ‖^(−2). The balance also holds at every KKT point (spec D2, margin.def.problem2), without "
+                "like ‖θ‖^(−2). The balance also holds at every KKT point (margin.def.problem2), without "
                 "gradient flow."),
 )
 def check_lemC4(ctx: Context) -> None:
@@ -235,27 +254,30 @@ def check_lemC4(ctx: Context) -> None:
                                   ("diagonal linear d = 3", diagonal(3, 2, "linear"), X2, y2, "logistic")):
         found = P.flow_limits(net, X, y, loss, rng, LIMIT_NORMS)
         if found is None:
-            ctx.support(name, "trend", False, "no flow reached the norms with every sample separated")
+            ctx.support(name, "trend", False, "no flow reached the norms with every sample separated", conclusion=C4)
             continue
-        values = limit_imbalance(net, found[0], unit_quantity)
-        rate = fit_rate(LIMIT_NORMS, values)
-        ctx.support(name, "trend", values[-1] <= BALANCE_TOLERANCE and rate.exponent <= -1.5,
-                    f"finite-time proxy ({loss}): max_j |‖ŵ_j‖² − v̂_j²| / R(θ̂) = "
-                    f"{', '.join(f'{v:.1e}' for v in values)} at ‖θ‖ = 30, 100, 300, decaying like "
-                    f"‖θ‖^{rate.exponent:.2f} "
-                    f"(≤ −1.5; last ≤ {BALANCE_TOLERANCE:g})", {"final": values[-1], "rate": rate.exponent})
+        values = tuple(limit_imbalance(net, found[0], unit_quantity))
+        ctx.support(name, "trend", BALANCED(values, BALANCE_TOLERANCE), f"finite-time proxy ({loss}): max_j "
+                    "|‖ŵ_j‖² − v̂_j²| / R(θ̂) at ‖θ‖ = 30, 100, 300", conclusion=C4)
         curves[name] = (LIMIT_NORMS, values)
     if curves:
         ctx.support("imbalance curves", "trend", True, "unit imbalance of θ̂ along the flows",
                     plot=line("Lemma C.4: unit imbalance of the rescaled flow", curves, xlabel="‖θ‖",
-                              ylabel="max |‖ŵ‖² − v̂²| / R", xscale="log", yscale="log"))
+                              ylabel="max |‖ŵ‖² − v̂²| / R", xscale="log", yscale="log"), conclusion=C4)
     c = C.construction("thm4.4-linear")
-    flow = C.normalized_flow(c.float_model, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float), c.theta0,
-                             c.loss, norm=300.0)
-    shared = float(np.abs(shared_unit_quantity(c.float_model, flow.rescaled))[0]) / flow.cost
-    ctx.control("Theorem 4.4's limit (shared filter)", shared > 1e3 * BALANCE_TOLERANCE,
-                f"the same measure at the limit of the 2-patch convolution: |‖w̃‖² − ṽ_1²| / R = {shared:.3f}",
-                {"imbalance": shared})
+    flows = [C.normalized_flow(c.float_model, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float), c.theta0,
+                               c.loss, norm=norm) for norm in LIMIT_NORMS]
+    shared = tuple(float(np.abs(shared_unit_quantity(c.float_model, f.rescaled))[0]) / f.cost for f in flows)
+    ctx.control("Theorem 4.4's limit (shared filter)", BALANCED(shared, BALANCE_TOLERANCE),
+                "dropped hypothesis: the 2-patch convolution's flow (shared filter)")
+
+
+@criterion("the imbalance decays like ‖θ‖^(−1.5) or faster and ends ≤ tolerance")
+def BALANCED(values: tuple[float, ...], tolerance: float) -> Decision:
+    rate = fit_rate(LIMIT_NORMS, np.maximum(values, 1e-300)).exponent
+    return Decision(bool(values[-1] <= tolerance and rate <= -1.5),
+                    f"{', '.join(f'{v:.1e}' for v in values)} at ‖θ‖ = 30, 100, 300: exponent {rate:.2f} (threshold "
+                    f"−1.5), last against {tolerance:g}", {"final": values[-1], "rate": rate})
 
 
 # -- Lemma C.5 ---------------------------------------------------------------------------------------------------
@@ -292,29 +314,44 @@ def worst_slack(rng: np.random.Generator, m: int, constant: float, c_sign: float
     statement=("If $a_1, dots, a_m in RR$ satisfy $product_(j=1)^m a_j >= C^m$ for some $C >= 0$, then "
                "$sum_(j=1)^m a_j^2 >= m C^2$, with equality when $abs(a_j) = C$ for all $j$."),
     hypotheses=plain("a_1, …, a_m real (any signs)", "C ≥ 0"),
-    expected="certified",
+    conclusions={C5: "confirmed"},
     profiles={"quick": "symbolic proof (tangent line e^u ≥ 1 + u, sympy); 10^5 random instances for m = 2 … 6 and the "
                        "equality case; controls: the constant m + 1, and C < 0 (m = 3)",
               "full": "as quick", "paper": "as quick"},
     notes=plain("The paper's proof reduces to equality and uses Lagrange multipliers without showing that a minimizer "
-                "exists (spec I6). Proof used here, for every m: if C = 0 there is nothing to show; otherwise no "
+                "exists. Proof used here, for every m: if C = 0 there is nothing to show; otherwise no "
                 "a_j is 0 and Π|a_j| ≥ Πa_j ≥ C^m. Write |a_j| = C e^(x_j): then Σx_j ≥ 0 and Σa_j² = C² Σ e^(2x_j) ≥ "
-                "C² Σ(1 + 2x_j) ≥ mC², by e^u ≥ 1 + u."),
+                "C² Σ(1 + 2x_j) ≥ mC², by e^u ≥ 1 + u.",
+                "Only the tangent-line step is machine-checked; the chain around it is by hand, so the statement "
+                "itself rests on the random instances as well: confirmed."),
 )
 def check_lemC5(ctx: Context) -> None:
-    ctx.prove("tangent-line inequality", "symbolic", tangent_line_proof(),
-              "sympy: f(u) = e^u − 1 − u has its only critical point at u = 0, f'' = e^u > 0 and f(0) = 0, so f ≥ 0 on "
-              "ℝ; with |a_j| = Ce^(x_j), Σx_j ≥ 0 and Σa_j² ≥ C²Σ(1 + 2x_j) ≥ mC² (see notes)")
-    rng = ctx.rng("samples")
+    ctx.prove("tangent-line inequality", "symbolic", TANGENT(1),
+              "f(u) = e^u − 1 − u has its only critical point at u = 0, f'' = e^u > 0 and f(0) = 0, so f ≥ 0 on ℝ; "
+              "with |a_j| = Ce^(x_j), Σx_j ≥ 0 and Σa_j² ≥ C²Σ(1 + 2x_j) ≥ mC² (see notes)", conclusion=C5)
+    ctx.control("e^u ≥ 1 + 2u", TANGENT(2), "wrong constant: 1 → 2")
+    seed = int(ctx.rng("samples").integers(2**31))
     samples = ctx.pick(quick=20_000, full=200_000)
-    slack = min(worst_slack(rng, m, m, 1.0, samples) for m in range(2, 7))
-    ctx.support("random instances", "numeric", slack >= -1e-12,
-                f"{5 * samples} draws, m = 2 … 6, negative entries, zeros and C = 0 included, plus a_j = C: smallest "
-                f"(Σa_j² − mC²)/max(1, C²) = {slack:.2e} ≥ −1e-12 (0 is attained at a_j = C)", {"worst_slack": slack})
-    wrong = min(worst_slack(rng, m, m + 1, 1.0, samples) for m in range(2, 7))
-    ctx.control("constant m + 1", wrong < -0.5, f"the same search with m + 1 in place of m finds slack {wrong:.2f}",
-                {"worst_slack": wrong})
-    negative = worst_slack(rng, 3, 3, -1.0, samples)
-    ctx.control("C < 0 (m = 3)", negative < -0.5,
-                f"the same search with C < 0 (then a = 0 satisfies Πa ≥ C³) finds slack {negative:.2f}",
-                {"worst_slack": negative})
+    ctx.support("random instances", "numeric", AM_GM_SEARCH(0, 1.0, samples, seed),
+                "m = 2 … 6, negative entries, zeros and C = 0 included, plus a_j = C (0 is attained there)",
+                conclusion=C5)
+    ctx.control("constant m + 1", AM_GM_SEARCH(1, 1.0, samples, seed), "wrong constant: m → m + 1")
+    ctx.control("C < 0", AM_GM_SEARCH(0, -1.0, samples, seed),
+                "dropped hypothesis C ≥ 0 (then a = 0 satisfies Πa ≥ C^m for odd m)")
+
+
+@criterion("e^u ≥ 1 + c·u for every real u (sympy: unique critical point, convexity, value there)")
+def TANGENT(c: int) -> bool:
+    u = sympy.Symbol("u", real=True)
+    f = sympy.exp(u) - 1 - c * u
+    critical = sympy.solve(sympy.diff(f, u), u)
+    return len(critical) == 1 and bool(sympy.diff(f, u, 2).is_positive) and bool(
+        sympy.simplify(f.subs(u, critical[0])) >= 0)
+
+
+@criterion("the smallest (Σa_j² − (m + extra)C²)/max(1, C²) over random instances with Πa_j ≥ C^m is ≥ −1e-12")
+def AM_GM_SEARCH(extra: int, c_sign: float, samples: int, seed: int) -> Decision:
+    rng = np.random.default_rng(seed)
+    slack = min(worst_slack(rng, m, m + extra, c_sign, samples) for m in range(2, 7) if c_sign > 0 or m % 2)
+    return Decision(bool(slack >= -1e-12), f"{samples} draws per m: smallest slack {slack:.2e} (threshold −1e-12)",
+                    {"worst_slack": slack})
