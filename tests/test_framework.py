@@ -432,3 +432,19 @@ def test_cli_report_is_named_after_the_run(toy_registry, tmp_path, capsys, monke
     assert cli.main(store + ["run"]) == 1  # every claim: the report of the whole suite
     assert cli.main(store + ["report"]) == 0
     assert (tmp_path / "out" / "report.pdf").exists()
+
+
+def test_cli_run_at_several_seeds_reports_the_seeds_that_missed(toy_registry, tmp_path, capsys):
+    out = tmp_path / "seeds.json"
+    code = cli.main(["--store", str(tmp_path / "store"), "run", "rank.toy.certified", "align.toy.toothless",
+                     "--seed", "3", "--seeds", "2", "--json", str(out)])
+    assert code == 1
+    data = json.loads(out.read_text())
+    assert data["seeds"] == [3, 4] and [run["provenance"]["seed"] for run in data["runs"]] == [3, 4]
+    assert data["misses"] == {"align.toy.toothless": [{"seed": 3, "verdict": "toothless"},
+                                                      {"seed": 4, "verdict": "toothless"}]}
+    printed = capsys.readouterr().out
+    assert "1 as expected at every seed, 1 missed at some seed (2 claim-seed pairs)" in printed
+    assert "3 (toothless)" in printed
+    assert cli.main(["--store", str(tmp_path / "store"), "run", "rank.toy.certified", "--seeds", "2"]) == 0
+    assert cli.main(["run", "rank.toy.certified", "--seeds", "0"]) == 2

@@ -27,7 +27,7 @@ from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
 from verify.registry import UnknownClaimError, get, select
-from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_claims
+from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_seeds, seed_misses, seed_range
 from verify.store import ResultStore
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
@@ -202,23 +202,64 @@ def cmd_run(args: argparse.Namespace) -> int:
                 console.print(f"[{done[0]}/{len(claims)}] {escape(result.id)}: {result.verdict.value} "
                               f"({result.seconds:.1f} s)", soft_wrap=True)
 
-        run = run_claims(claims, Profile(args.profile), args.seed, args.jobs, on_result=advance,
-                         scheduler=args.scheduler, device=args.device,
-                         after_each=after_each)
-        run.provenance["selection"] = _selection(claims, args)
-        ResultStore(args.store).save(run)
+        seeds = seed_range(args.seed, args.seeds)
+        progress.update(task, total=len(claims) * len(seeds))
+        runs = run_seeds(claims, Profile(args.profile), seeds, args.jobs, on_result=lambda r, _: advance(r),
+                         scheduler=args.scheduler, device=args.device, after_each=after_each)
+        run = runs[seeds[0]]
+        store = ResultStore(args.store)
+        for each in runs.values():
+            each.provenance["selection"] = _selection(claims, args)
+            store.save(each)
+        output = run.to_json() if len(seeds) == 1 else _seeds_json(runs)
         if args.json and not to_stdout:
-            _write_json(args.json, run.to_json())
+            _write_json(args.json, output)
         human = _console(stderr=to_stdout)
-        human.print(summary_table(run))
+        if len(seeds) == 1:
+            human.print(summary_table(run))
+        else:
+            human.print(seeds_table(runs))
         if args.report:
             _write_report(run, args.report, human)
-        mismatched = sum(not r.ok for r in run.results)
-        human.print(f"{_plural(len(run.results), 'claim')} in {run.provenance['wall_seconds']:.1f} s; "
-                    f"{len(run.results) - mismatched} as expected, {mismatched} not.")
+        misses = seed_misses(runs)
+        missed = sum(len(v) for v in misses.values())
+        if len(seeds) == 1:
+            human.print(f"{_plural(len(run.results), 'claim')} in {run.provenance['wall_seconds']:.1f} s; "
+                        f"{len(run.results) - missed} as expected, {missed} not.")
+        else:
+            human.print(f"{_plural(len(claims), 'claim')} × {len(seeds)} seeds ({seeds[0]}–{seeds[-1]}) in "
+                        f"{run.provenance['wall_seconds']:.1f} s; {len(claims) - len(misses)} as expected at every "
+                        f"seed, {len(misses)} missed at some seed ({missed} claim-seed pairs).", soft_wrap=True)
     if to_stdout:
-        _write_json("-", run.to_json())
-    return EXIT_OK if mismatched == 0 else EXIT_MISMATCH
+        _write_json("-", output)
+    return EXIT_OK if not misses else EXIT_MISMATCH
+
+
+def _seeds_json(runs: dict[int, RunResults]) -> dict[str, object]:
+    """A multi-seed run: every seed's run, and the (seed, verdict) pairs that missed, by claim."""
+    return {"seeds": list(runs), "misses": {k: [{"seed": s, "verdict": v} for s, v in pairs]
+                                            for k, pairs in seed_misses(runs).items()},
+            "runs": [run.to_json() for run in runs.values()]}
+
+
+def seeds_table(runs: dict[int, RunResults]) -> Table:
+    """One row per claim: its verdicts over the seeds and the seeds at which it missed its expected verdict."""
+    seeds = list(runs)
+    table = Table(title=f"profile {runs[seeds[0]].provenance['profile']}, seeds {seeds[0]}–{seeds[-1]}")
+    table.add_column("id", overflow="fold")
+    for column in ("verdicts", "expected", "max seconds"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("missed at seeds", overflow="fold")
+    for index, first in enumerate(runs[seeds[0]].results):
+        results = [runs[seed].results[index] for seed in seeds]
+        counts: dict[str, int] = {}
+        for r in results:
+            counts[r.verdict.value] = counts.get(r.verdict.value, 0) + 1
+        verdicts = ", ".join(f"{v} ×{n}" for v, n in counts.items())
+        missed = ", ".join(f"{seed} ({r.verdict.value})" for seed, r in zip(seeds, results) if not r.ok)
+        table.add_row(escape(first.id), verdicts, first.expected.value, f"{max(r.seconds for r in results):.2f}",
+                      escape(missed))
+    return table
 
 
 def _write_json(target: str, data: object) -> None:
@@ -471,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", help="claim ids (default: all)")
     p.add_argument("--paper", choices=sorted(PAPERS), action=_Once)
     p.add_argument("--profile", choices=[x.value for x in Profile], default=Profile.QUICK.value)
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the run's seed (the first one with --seeds)")
+    p.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="run every claim at N seeds (--seed, --seed + 1, ...) and report the seeds that missed")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims' sweeps on this Dask scheduler "
                                                           "(e.g. tcp://host:8786; default: local processes)")
@@ -521,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "jobs", 1) < 1:
             raise UsageError("--jobs must be at least 1")
+        if getattr(args, "seeds", 1) < 1:
+            raise UsageError("--seeds must be at least 1")
         return args.func(args)
     except (UsageError, UnknownClaimError) as exc:
         print(f"verify: error: {exc}", file=sys.stderr)
