@@ -383,6 +383,19 @@ def _run_start(provenance: Mapping[str, Any]) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
+def _seed_text(provenance: Mapping[str, Any]) -> str:
+    """The run's seed; for a run at several seeds, how many, and which claims missed at some seed."""
+    seeds = provenance.get("seeds") or []
+    if len(seeds) <= 1:
+        return str(provenance["seed"])
+    misses = provenance.get("seed_misses") or {}
+    outcome = ("every claim as expected at every seed" if not misses else
+               f"{len(misses)} claims missed at some seed: " + ", ".join(
+                   f"{k} ({', '.join(map(str, v))})" for k, v in sorted(misses.items())))
+    return (f"{provenance['seed']}; the run used {len(seeds)} seeds ({seeds[0]}–{seeds[-1]}), this report shows the "
+            f"evidence of seed {provenance['seed']}; {outcome}")
+
+
 def _provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     libraries = provenance.get("libraries") or {}
     start = _run_start(provenance)
@@ -392,7 +405,7 @@ def _provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
         "commit": str(provenance.get("git_commit", "unknown")),
         "date": f"{start.day} {start:%B %Y, %H:%M} {start.tzname()}" if start else str(provenance["started"]),
         "profile": str(provenance["profile"]),
-        "seed": str(provenance["seed"]),
+        "seed": _seed_text(provenance),
         "python": str(provenance.get("python", "unknown")),
         "platform": str(provenance.get("platform", "unknown")),
         "machine": str(provenance.get("machine", "unknown")),

@@ -441,3 +441,12 @@ def test_every_plot_has_axis_labels_and_stays_in_its_claim(text: str, small_run:
     assert axis_labels(Plot("line", "t", (Series("a", (1.0,), (2.0,)), Series("b", (1.0,), (3.0,))))) == \
         ("", "a, b")
     assert axis_labels(Plot("scatter", "t", (Series("", (1.0, 2.0)),))) == ("index", "value")
+
+
+def test_a_run_at_several_seeds_says_so_on_the_title_page():
+    from reports.render import _seed_text
+
+    assert _seed_text({"seed": 7}) == "7"
+    text = _seed_text({"seed": 3, "seeds": [3, 4, 5], "seed_misses": {"rank.x": [4]}})
+    assert "the run used 3 seeds (3–5)" in text and "1 claims missed at some seed: rank.x (4)" in text
+    assert "every claim as expected at every seed" in _seed_text({"seed": 3, "seeds": [3, 4], "seed_misses": {}})

@@ -208,8 +208,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                          scheduler=args.scheduler, device=args.device, after_each=after_each)
         run = runs[seeds[0]]
         store = ResultStore(args.store)
+        misses = seed_misses(runs)
         for each in runs.values():
             each.provenance["selection"] = _selection(claims, args)
+            if len(seeds) > 1:
+                each.provenance["seed_misses"] = {k: [s for s, _ in v] for k, v in misses.items()}
             store.save(each)
         output = run.to_json() if len(seeds) == 1 else _seeds_json(runs)
         if args.json and not to_stdout:
@@ -221,7 +224,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             human.print(seeds_table(runs))
         if args.report:
             _write_report(run, args.report, human)
-        misses = seed_misses(runs)
         missed = sum(len(v) for v in misses.values())
         if len(seeds) == 1:
             human.print(f"{_plural(len(run.results), 'claim')} in {run.provenance['wall_seconds']:.1f} s; "
