@@ -13,7 +13,8 @@ from numerics.descent import gradient_descent
 from numerics.losses import Objective
 from numerics.metrics import angle, spectral_to_frobenius
 from theorems.layer_alignment.common import Dataset, layer_state, linear_network, max_margin_direction
-from verify import Context, claim, line
+from theorems.layer_alignment.criteria import Named
+from verify import Context, claim, criterion, line
 from verify.claim import Plot, Series
 
 # -- align.fig1 ---------------------------------------------------------------------------------------------------
@@ -49,6 +50,76 @@ def _boundary(direction: np.ndarray, xs: np.ndarray) -> np.ndarray:
     return -direction[0] * xs / direction[1]
 
 
+def separating_arc(data: Dataset) -> tuple[float, float]:
+    """The separating directions of 2-D data form an arc of angles (φ_low, φ_high) (radians, measured from the
+    max-margin direction ū): w = (cos φ, sin φ) rotated by ū's angle has ⟨w, z_i⟩ > 0 for every i exactly there."""
+    u_bar = max_margin_direction(data).direction
+    relative = np.angle(np.exp(1j * (np.arctan2(data.Z[:, 1], data.Z[:, 0]) - np.arctan2(u_bar[1], u_bar[0]))))
+    return float(relative.max() - np.pi / 2), float(relative.min() + np.pi / 2)
+
+
+def _rotated(u_bar: np.ndarray, phi: float) -> np.ndarray:
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([c * u_bar[0] - s * u_bar[1], s * u_bar[0] + c * u_bar[1]])
+
+
+def _max_margin(data: Dataset) -> np.ndarray:
+    return max_margin_direction(data).direction
+
+
+def _far_edge(data: Dataset) -> np.ndarray:
+    """Another separator for the control: the end of the separating arc farther from ū, moved 1% of the arc
+    inwards (so it still separates)."""
+    low, high = separating_arc(data)
+    phi = low + 0.01 * (high - low) if -low > high else high - 0.01 * (high - low)
+    return _rotated(max_margin_direction(data).direction, phi)
+
+
+FIG1_FRACTION = 0.25  # of the width of the separating arc
+
+
+@criterion("both trained predictors, and each other, within fraction·α of the target direction, α the angular "
+           "width of the set of separating directions")
+def same_separator(trained: Named, target, fraction: float):
+    data, predictors = trained.value
+    low, high = separating_arc(data)
+    width = high - low
+    direction = target(data)
+    angles = {name: float(angle(w, direction)) for name, w in predictors.items()}
+    first, second = predictors.values()
+    mutual = float(angle(first, second))
+    holds = max(angles.values()) <= fraction * width and mutual <= fraction * width
+    return (holds, f"angles {', '.join(f'{n} {np.degrees(a):.3g}°' for n, a in angles.items())}, between them "
+            f"{np.degrees(mutual):.3g}°, arc width α = {np.degrees(width):.3g}°",
+            {**{f"angle_over_arc_width {n}": a / width for n, a in angles.items()},
+             **{f"angle_degrees {n}": float(np.degrees(a)) for n, a in angles.items()},
+             "mutual_angle_degrees": float(np.degrees(mutual)), "arc_width_degrees": float(np.degrees(width)),
+             "threshold_fraction": fraction})
+
+
+def _spectral_ratio(W: np.ndarray) -> float:
+    return spectral_to_frobenius(W)
+
+
+def _second_ratio(W: np.ndarray) -> float:
+    """The control quantity: σ_2/‖W‖_F (0 for a vector), which falls as the layer becomes rank one."""
+    values = np.linalg.svd(W, compute_uv=False)
+    return float(values[1] / np.linalg.norm(W)) if values.size > 1 else 1.0
+
+
+@criterion("risk decreasing at every checkpoint and below 1e-2 at the end; the quantity of every layer nondecreasing "
+           "once the risk is below half its initial value; the row-vector layer's quantity 1 to 1e-12")
+def rise_with_risk(run: Named, quantity):
+    net, descent = run.value
+    risks = descent.loss
+    ratios = np.array([[quantity(W) for W in net.matrices(theta)] for theta in descent.theta])
+    rises = ratios_rise_after_plateau(risks, ratios, 0.5 * risks[0])
+    last_layer_exact = bool(np.all(np.abs(ratios[:, -1] - 1.0) <= 1e-12))
+    holds = rises and last_layer_exact and risks[-1] < 1e-2 and bool(np.all(np.diff(risks) < 0))
+    return holds, f"nondecreasing after the plateau: {rises}", {"final_risk": float(risks[-1]), **{
+        f"final_ratio_W{i + 1}": float(r) for i, r in enumerate(ratios[-1])}}
+
+
 @claim(
     id="align.fig1",
     ref="Figure 1 (Sec. 1)",
@@ -58,16 +129,26 @@ def _boundary(direction: np.ndarray, xs: np.ndarray) -> np.ndarray:
                "the same (max-margin) separator, and for every layer $norm(W_i)_2 slash norm(W_i)_F$ rises towards 1 "
                "while the risk falls to 0, simultaneously."),
     hypotheses=["synthetic separable 2-D data (stand-in parameters)", "logistic loss, full-batch gradient descent"],
-    expected="confirmed",
+    conclusions={
+        "both predictors approach the same (max-margin) separator": "confirmed",
+        "every ‖W_i‖_2/‖W_i‖_F rises towards 1 while the risk falls to 0": "confirmed",
+    },
     profiles={"quick": "40 points, widths (2,10,10,10,1) and (2,1), init N(0, 0.1²), step 0.5, 250 iterations "
                        "(the paper's x-axis)",
               "full": "as quick with 1000 iterations", "paper": "as quick with 2500 iterations"},
-    notes=[("The paper gives no n, data law, widths, init, step size or loss; the stand-in follows the spec "
-           "(its ranges match the figure's axes). W_4 is a row vector, so its ratio is identically 1."),
+    notes=[("The paper gives no n, data law, widths, init, step size or loss; the stand-in's ranges match the "
+            "figure's axes. W_4 is a row vector, so its ratio is identically 1."),
            ("With a larger init (0.3–0.5) the ratios stay at 0.5–0.85 within 250 steps (D is large): the "
-           "simultaneous rise needs a small initialization.")],
+            "simultaneous rise needs a small initialization."),
+           ("'Reach the same separator' is read at the figure's horizon, relative to the data: both predictors and "
+            "each other within a quarter of the angular width α of the set of separating directions of the certified "
+            "max-margin direction ū. The direction converges like 1/log t with a data-dependent constant, and the "
+            "angle after 250 steps ranges from 0.03° to ~4° over data seeds (α from 12° to 32°): an absolute "
+            "tolerance in degrees failed for 5 of 12 seeds; the measured angles stay below 0.15·α over 12 seeds. "
+            "Monotone approach is no usable proxy here: below a degree the direction wanders around ū.")],
 )
 def check_fig1(ctx: Context) -> None:
+    approach_conclusion, alignment_conclusion = ctx.conclusions
     data = figure1_data(ctx.rng("data"))
     svm = max_margin_direction(data)
     steps = ctx.pick(250, 1000, 2500)
@@ -79,33 +160,28 @@ def check_fig1(ctx: Context) -> None:
                                record_every=5)
         runs[name] = (net, run)
         predictors[name] = layer_state(net.matrices(run.final)).w_prod
-    angles = {name: float(np.degrees(angle(w, svm.direction))) for name, w in predictors.items()}
+    trained = Named(f"the 4-layer and 1-layer predictors after {steps} steps on the Fig. 1 stand-in data",
+                    (data, predictors))
     xs = np.array([-7.5, 7.5])
-    picture = Plot("scatter", "Fig. 1a stand-in: data and decision lines", (
-        Series("z_i = y_i x_i", tuple(data.Z[:, 0]), tuple(data.Z[:, 1])),
-        *(Series(f"{name} boundary", tuple(xs), tuple(_boundary(w, xs))) for name, w in predictors.items()),
-        Series("max-margin boundary", tuple(xs), tuple(_boundary(svm.direction, xs)))), "x", "y")
-    ctx.support("same separator", "numeric", max(angles.values()) <= ANGLE_TOLERANCE_DEGREES,
-                f"after {steps} steps both predictors are within {ANGLE_TOLERANCE_DEGREES}° of the certified "
-                "max-margin direction", {f"angle_degrees {k}": v for k, v in angles.items()}, plot=picture)
+    boundaries = {f"{name} boundary": (xs, _boundary(w, xs)) for name, w in predictors.items()}
+    boundaries["max-margin boundary"] = (xs, _boundary(svm.direction, xs))
+    ctx.support("same separator", "numeric", same_separator(trained, _max_margin, FIG1_FRACTION),
+                "against the certified max-margin direction", conclusion=approach_conclusion,
+                plot=line("Fig. 1a stand-in: decision lines ⟨w, x⟩ = 0", boundaries, xlabel="x", ylabel="y"))
+    ctx.control("another separator (far end of the separating arc)", same_separator(trained, _far_edge, FIG1_FRACTION),
+                "a separator at the far end of the arc of separating directions in place of ū",
+                plot=Plot("scatter", "Fig. 1a stand-in: the data z_i = y_i x_i",
+                          (Series("z_i = y_i x_i", tuple(data.Z[:, 0]), tuple(data.Z[:, 1])),), "x", "y"))
     net, run = runs["4 layers"]
     ratios = np.array([[spectral_to_frobenius(W) for W in net.matrices(theta)] for theta in run.theta])
-    rises = ratios_rise_after_plateau(run.loss, ratios, 0.5 * run.loss[0])
-    last_layer_exact = bool(np.all(np.abs(ratios[:, -1] - 1.0) <= 1e-12))
     curves = {"risk": (run.steps, run.loss)}
     curves.update({f"‖W_{i + 1}‖_2/‖W_{i + 1}‖_F": (run.steps, ratios[:, i]) for i in range(ratios.shape[1])})
-    ctx.support("alignment with risk minimization", "numeric",
-                rises and last_layer_exact and run.loss[-1] < 1e-2 and bool(np.all(np.diff(run.loss) < 0)),
-                "4-layer run: risk decreasing at every checkpoint and below 1e-2 at the end; every ratio nondecreasing "
-                "once the risk has halved; ‖W_4‖_2/‖W_4‖_F = 1 to 1e-12",
-                {"final_risk": float(run.loss[-1]), **{f"final_ratio_W{i + 1}": float(r)
-                                                       for i, r in enumerate(ratios[-1])}},
+    four_layer = Named(f"{steps}-step run of the 4-layer network", (net, run))
+    ctx.support("alignment with risk minimization", "numeric", rise_with_risk(four_layer, _spectral_ratio),
+                "‖W_i‖_2/‖W_i‖_F of every layer along the 4-layer run", conclusion=alignment_conclusion,
                 plot=line("Fig. 1b stand-in: alignment and risk", curves, xlabel="iteration"))
-    mean_direction = data.Z.mean(axis=0)
-    control = float(np.degrees(angle(mean_direction, svm.direction)))
-    ctx.control("another separator (mean of the z_i)", control > ANGLE_TOLERANCE_DEGREES,
-                "the same angle test rejects the class-mean direction, which also separates these data",
-                {"angle_degrees": control})
+    ctx.control("second singular value", rise_with_risk(four_layer, _second_ratio),
+                "σ_2/‖W_i‖_F in place of σ_1/‖W_i‖_F: it falls as the layers become rank one")
 
 
 # -- align.fig2 ---------------------------------------------------------------------------------------------------
