@@ -564,7 +564,8 @@ def _limits_reach(construction: str, target: np.ndarray, slopes: bool, tolerance
     for rescaled, cost, label in _limits(construction, slopes):
         worst = max(worst, abs(cost - squared) / squared, float(np.linalg.norm(rescaled - target)))
         rows.append(f"{label}: R = {cost:.10g}")
-    return Decision(bool(worst <= tolerance), f"arc-length flows to ‖θ‖ = 1000 from the file's θ(0): {'; '.join(rows)}; "
+    ok = bool(worst <= tolerance)
+    return Decision(ok, f"arc-length flows to ‖θ‖ = 1000 from the file's θ(0): {'; '.join(rows)}; "
                     f"θ̂ and R within {worst:.1e} of the target and its squared norm {squared:.10g} (threshold "
                     f"{tolerance:g}, finite-time proxy)", {"worst": worst, "tolerance": tolerance, "target": squared})
 

@@ -36,7 +36,8 @@ PROBABILITY = "the hypotheses hold with probability (arctan(1/4)/π)²/2 under X
 @criterion("max |R(θ̂) − target| over the runs ≤ tolerance")
 def COSTS_NEAR(costs: np.ndarray, target: float, tolerance: float) -> Decision:
     worst = float(np.max(np.abs(np.asarray(costs) - target)))
-    return Decision(bool(worst <= tolerance), f"max |R(θ̂) − {target:.6g}| = {worst:.2e} (threshold {tolerance:g}); R in "
+    ok = bool(worst <= tolerance)
+    return Decision(ok, f"max |R(θ̂) − {target:.6g}| = {worst:.2e} (threshold {tolerance:g}); R in "
                     f"[{float(np.min(costs)):.6g}, {float(np.max(costs)):.6g}]",
                     {"max_deviation": worst, "tolerance": tolerance})
 
@@ -64,7 +65,8 @@ FIG_U2 = "u2(t) = u2(0) for all t, so u2(t)/‖θ(t)‖ → 0"
 def FROZEN_PRODUCT(u: np.ndarray, final_norm: float) -> Decision:
     constant = bool(np.all(u == u[0]))
     ratio = float(np.linalg.norm(u[-1]) / final_norm)
-    return Decision(bool(constant and ratio < 1e-2), f"constant: {constant}; ‖u‖/‖θ‖ = {ratio:.2e} at the end (threshold "
+    ok = bool(constant and ratio < 1e-2)
+    return Decision(ok, f"constant: {constant}; ‖u‖/‖θ‖ = {ratio:.2e} at the end (threshold "
                     "1e-2)", {"constant": constant, "u_over_norm": ratio})
 
 

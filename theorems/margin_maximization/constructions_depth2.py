@@ -4,7 +4,7 @@ Lemma C.6 (a local but not global limit with non-zero pre-activations).
 
 Each construction is a file in ``examples/constructions/``; ``verify check`` certifies its static properties
 exactly and the claims add the dynamics: the invariant set the flow stays on (exact), the exponential-integral
-closed form of the reduced one-dimensional flow against the network's real-time flow (spec D6), both losses,
+closed form of the reduced one-dimensional flow against the network's real-time flow, both losses,
 and the choice of σ'(0) where a pre-activation is 0.
 """
 

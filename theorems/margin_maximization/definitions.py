@@ -460,9 +460,9 @@ def layer_norms(net: Network, theta: np.ndarray) -> np.ndarray:
 
 
 def kkt_identities(name: str, degree_offset: int = 0, units: bool = False) -> dict[str, bool]:
-    """At the exact KKT point of a construction: Euler's identity ‖θ‖² = (L + offset)·Σλ_i (offset 0 is D1), every
+    """At the exact KKT point of a construction: Euler's identity ‖θ‖² = (L + offset)·Σλ_i (offset 0: Euler), every
     layer's ‖u^(l)‖² = Σλ_i (layer Euler identities with complementary slackness), and, for depth-2 networks without
-    sharing (or with ``units``), ‖w_j‖² = v_j² for every unit (D2)."""
+    sharing (or with ``units``), ‖w_j‖² = v_j² for every unit."""
     c = C.construction(name)
     first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
     total = sum(first.multipliers)

@@ -172,8 +172,8 @@ def record_row_statics(ctx: Context, row: Row) -> Identities:
 
 def witness_interval(name: str, check: str) -> str:
     """(0, ε0] of the file's witness curve for ``check``."""
-    spec = next(p for p in C.document(name)["properties"] if p["check"] == check and "witness" in p)
-    return f"(0, {spec['witness']['eps_max']}]"
+    prop = next(p for p in C.document(name)["properties"] if p["check"] == check and "witness" in p)
+    return f"(0, {prop['witness']['eps_max']}]"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@
 * :func:`layer_problem`: the per-layer Problem (4) at θ with the constraints linearized in the layer (exact for
   linear networks and last layers; for ReLU networks exact on the ball where the patterns of the layers it feeds
   stay frozen), solved as a hard-margin SVM with :func:`numerics.convex.max_margin`;
-* :func:`saddle_instance`: a stationary point of a depth-2 linear network with logistic loss log 2 < 1 (below the printed threshold L < 1).
+* :func:`saddle_instance`: a stationary point of a depth-2 linear network with logistic loss log 2 < 1 (below
+  the printed threshold L < 1).
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ def layer_problem(net: Any, theta: np.ndarray, X: np.ndarray, y: np.ndarray, lay
     return LayerComparison(layer, value, optimum, abs(value - optimum) / optimum)
 
 
-# -- spec I1: the threshold L < 1 for the logistic loss -------------------------------------------------------------
+# -- the threshold L < 1 for the logistic loss ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Saddle:
     """A depth-2 linear network at a stationary point θ₀ with every margin 0: L(θ₀) = n log 2 for the logistic

@@ -237,7 +237,7 @@ def text(value: Any) -> str:
 
 
 def balanced(u: np.ndarray) -> tuple[list[Any], Any]:
-    """(w, v) = (u/√‖u‖, √‖u‖): a neuron with product u and ‖w‖ = |v| (KKT points are balanced, spec D2)."""
+    """(w, v) = (u/√‖u‖, √‖u‖): a neuron with product u and ‖w‖ = |v| (KKT points are balanced, margin.def.problem2)."""
     length = sympy.sqrt(E.dot(u, u))
     scale = sympy.sqrt(length)
     return [E.canonical([c / scale])[0] for c in u], E.canonical([scale])[0]
