@@ -1,6 +1,6 @@
 """Shared objects of paper 000, Sec. 3 and Apps. A–C: two inputs in R², a width-2 depth-2 ReLU network with two
 outputs, the regions of Definition 1, the constants of Thms 2–3 and Lemma 6, and the exact solution of gradient
-flow while each neuron serves its own input (the reduced ODE of the spec, §1.6).
+flow while each neuron serves its own input (the reduced ODE behind Lemmas 12–13, App. C).
 
 Conventions. X and Y hold x_1, x_2 and y_1, y_2 as rows (the network convention; the paper uses columns).
 θ = (W, V) flattened row-major: neuron i has incoming weights w_i = W[i, :] and outgoing weights v_i = V[:, i].
@@ -83,11 +83,11 @@ class TwoPoints:
 
 def symmetric_inputs(sin_half: Any, cos_half: Any) -> np.ndarray:
     """Rows x_1 = (s, c), x_2 = (−s, c): unit vectors at angle 2·atan2(s, c) when s² + c² = 1, mirror images in
-    the vertical axis (the frame of the spec's radius counterexample)."""
+    the vertical axis (the frame of the radius counterexample, rank.cex.thm2-radius)."""
     return np.array([[sin_half, cos_half], [-sin_half, cos_half]])
 
 
-GRID_ANGLES = (1.6, 2.0, 2.5, 3.0)  # the spec's φ grid for Thms 2–3 (targets unit, independent, not orthogonal)
+GRID_ANGLES = (1.6, 2.0, 2.5, 3.0)  # the suite's φ grid for Thms 2–3 (targets unit, independent, not orthogonal)
 
 
 def paper_data(exact: bool = False) -> TwoPoints:
@@ -108,8 +108,8 @@ def grid_data(phi: Any, f: Functions = FLOAT) -> TwoPoints:
     return TwoPoints(symmetric_inputs(f.sin(phi / 2), f.cos(phi / 2)), targets, f"φ = {float(phi):g}")
 
 
-def spec_datasets(angles: tuple[float, ...] = GRID_ANGLES) -> list[TwoPoints]:
-    """The paper's dataset and the spec's angle grid (targets e_1, (cos 0.7, sin 0.7))."""
+def grid_datasets(angles: tuple[float, ...] = GRID_ANGLES) -> list[TwoPoints]:
+    """The paper's dataset and the suite's angle grid (targets e_1, (cos 0.7, sin 0.7))."""
     return [paper_data()] + [grid_data(phi) for phi in angles]
 
 
@@ -214,7 +214,7 @@ def lemma6_angle_interval(phi: Any, max_w0_norm: Any, f: Functions = FLOAT) -> t
     return f.pi - phi, phi + 2 * f.asin(2 * max_w0_norm / f.sqrt(f.num(3)))
 
 
-# -- the reduced flow inside S_1°×S_2° (spec §1.6) ---------------------------------------------------------
+# -- the reduced flow inside S_1°×S_2° (App. C) ---------------------------------------------------------------
 def reduced_field(a: Any, b: Any) -> tuple[Any, Any]:
     """(ȧ, ḃ) = (b(1 − ab), a(1 − ab)) for a = w_iᵀx_i, b = v_iᵀy_i (unit x_i, y_i, v_i ∈ span{y_i})."""
     gap = 1 - a * b

@@ -1,23 +1,20 @@
 """Paper 000, Apps. B–C: gradient flow while each neuron serves its own input.
 
 Inside S_1°×S_2° with v_i ∈ span{y_i} the flow of each neuron reduces to ȧ = b(1 − ab), ḃ = a(1 − ab) for
-a = w_iᵀx_i, b = v_iᵀy_i, and has a closed form (the spec's §1.6, ``rank.derived.reduced-ode``). That exact
-oracle certifies Lemmas 12–13 and gives exact limits for Lemma 6; float and 30-digit integrations of the full
-network check it.
+a = w_iᵀx_i, b = v_iᵀy_i, and has a closed form (``rank.derived.reduced-ode``, from App. C). That exact oracle
+certifies Lemmas 12–13 and gives exact limits for Lemma 6.
 """
 
 from __future__ import annotations
 
-import mpmath
+import functools
+
 import numpy as np
 import sympy
 
-from numerics import backend as B
-from numerics import hp_ode
-from numerics.flows import GradientFlow, activation_region
 from numerics.symbolic import is_identically_zero
+from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
-    MPMATH,
     PRIVATE,
     FlowEnds,
     PatternModel,
@@ -25,6 +22,7 @@ from theorems.rank_minimization.two_point_common import (
     flow_ends,
     from_neurons,
     grid_data,
+    grid_datasets,
     in_private_sectors,
     lemma6_angle_interval,
     lemma6_norm_upper,
@@ -33,15 +31,13 @@ from theorems.rank_minimization.two_point_common import (
     oracle,
     paper_data,
     random_inits,
+    reduced_field,
     reduced_state,
     row_angle,
-    spec_datasets,
     uniform_directions,
     uniform_norms,
 )
-from verify import Context, claim, line
-
-FLOAT_TOLERANCE, HIGH_PRECISION_TOLERANCE = 1e-9, mpmath.mpf("1e-25")
+from verify import Context, Decision, claim, criterion
 
 
 # -- the reduction, in symbols --------------------------------------------------------------------------------
@@ -71,7 +67,8 @@ def reduced_coordinates() -> tuple[PatternModel, dict, list[tuple[sympy.Symbol, 
     return model, substitution, coordinates, xs
 
 
-def reduction_identities() -> list[tuple[str, bool]]:
+@functools.lru_cache(maxsize=4)
+def reduction_identities(rate_of_a: str = "b") -> dict[str, sympy.Expr]:
     """The full field in reduced coordinates: ȧ_i = b_i(1 − a_ib_i), ṗ_i = 0, v̇_i = a_i(1 − a_ib_i)y_i, and
     d/dt(w_iᵀx_{3−i}) = ȧ_i x_iᵀx_{3−i}; also L^i = ½(1 − a_ib_i)² and v_iᵀϕ_i = b_i(a_ib_i − 1)."""
     model, substitution, coordinates, xs = reduced_coordinates()
@@ -82,17 +79,17 @@ def reduction_identities() -> list[tuple[str, bool]]:
         normal = sympy.Matrix([-xs[i][1], xs[i][0]])
         y = model.y(i).subs(substitution)
         phi = (model.w(i).dot(model.x(i)) * model.v(i) - model.y(i)).subs(substitution)
-        checks += [(f"ȧ_{i + 1} = b(1 − ab)", w_dot.dot(xs[i]) - b * (1 - a * b)),
+        rate = b if rate_of_a == "b" else a  # "a": the claimed field ȧ = a(1 − ab), a control
+        checks += [(f"ȧ_{i + 1} = {rate_of_a}(1 − ab)", w_dot.dot(xs[i]) - rate * (1 - a * b)),
                    (f"ṗ_{i + 1} = 0", w_dot.dot(normal)),
                    (f"v̇_{i + 1} = a(1 − ab)y", v_dot - a * (1 - a * b) * y),
                    (f"d(w_{i + 1}ᵀx_other)/dt = ȧ x_1ᵀx_2", w_dot.dot(xs[1 - i]) - b * (1 - a * b) * xs[0].dot(xs[1])),
                    (f"L^{i + 1} = ½(1 − ab)²", phi.dot(phi) / 2 - (1 - a * b) ** 2 / 2),
                    (f"v_{i + 1}ᵀϕ_{i + 1} = b(ab − 1)", model.v(i).subs(substitution).dot(phi) - b * (a * b - 1))]
-    return [(name, is_identically_zero(sympy.cancel(sympy.Matrix([expr]) if not isinstance(expr, sympy.Matrix)
-                                                    else expr)).proved) for name, expr in checks]
+    return {name: expr for name, expr in checks}
 
 
-def closed_form_identities(root: sympy.Expr | None = None) -> list[tuple[str, bool]]:
+def closed_form_identities(root: sympy.Expr | None = None) -> dict[str, sympy.Expr]:
     """The Riccati solution and its limit, with Λ = sqrt(4 + c²) (``root`` replaces Λ in a control).
 
     s = (s₊ − s₋KE)/(1 − KE), E = e^{−Λt}, s± = 2 ± Λ solves ṡ = (4s − s² + c²)/2 with s(0) = s_0 for
@@ -115,7 +112,11 @@ def closed_form_identities(root: sympy.Expr | None = None) -> list[tuple[str, bo
     checks = [("Riccati equation", sympy.expand(riccati * (1 - K * Ee) ** 2).subs(relation)),
               ("s(0) = s_0", start), ("ȧ = b(1 − ab)", a_dot), ("ḃ = a(1 − ab)", b_dot),
               ("a² − b² = c", a**2 - b**2 - c), ("a_∞² = (c + Λ)/2", sympy.expand(limit).subs(relation))]
-    return [(name, is_identically_zero(sympy.cancel(expr)).proved) for name, expr in checks]
+    return dict(checks)
+
+
+REDUCTION = identities("the network's field in reduced coordinates minus the reduced field vanishes identically")
+CLOSED_FORM = identities("the closed form minus a solution of the reduced ODE vanishes identically")
 
 
 def served_init(rng: np.random.Generator, data: TwoPoints, a_range: tuple[float, float], b_max: float,
@@ -135,9 +136,13 @@ def served_init(rng: np.random.Generator, data: TwoPoints, a_range: tuple[float,
     return np.array(thetas)
 
 
+REDUCED = "the flow reduces to ṗ_i = 0, ȧ = b(1 − ab), ḃ = a(1 − ab)"
+SOLVED = "the closed form solves the reduced ODE, with limit a_∞² = (c + sqrt(c² + 4))/2"
+
+
 @claim(
     id="rank.derived.reduced-ode",
-    ref="suite-derived (spec §1.6), App. C",
+    ref="suite-derived, from App. C (the flow of Lemmas 12–13)",
     kind="equation",
     title="Gradient flow inside S_1°×S_2° has a closed form",
     statement=("With unit $x_i, y_i$, $w_i in cal(S)_i without partial cal(S)_i$ and $v_i = b_i y_i$, write "
@@ -148,80 +153,43 @@ def served_init(rng: np.random.Generator, data: TwoPoints, a_range: tuple[float,
                "$b = (u - c\\/u)\\/2$ for $u = a + b$; for $a_0 + b_0 > 0$ the limit is "
                "$a_oo^2 = (c + sqrt(c^2 + 4))\\/2$, $b_oo = 1\\/a_oo$."),
     hypotheses=["unit x_i, y_i", "w_i ∈ S_i°, v_i ∈ span{y_i} (kept by the flow while b_i ≥ 0)"],
-    expected="certified",
-    profiles={"quick": "symbolic reduction and solution; 6 float flows to t = 10 (LSODA) and 2 flows at 30 digits "
-                       "(Bulirsch–Stoer) against the closed form", "full": "24 float flows, 4 at 30 digits",
-              "paper": "as full"},
+    conclusions={REDUCED: "certified", SOLVED: "certified"},
+    profiles={"quick": "symbolic reduction and solution", "full": "as quick", "paper": "as quick"},
 )
 def check_reduced_ode(ctx: Context) -> None:
-    reduction = reduction_identities()
-    solution = closed_form_identities()
-    ctx.prove("reduction of the network's flow", "symbolic", all(ok for _, ok in reduction),
-              "pattern of S_1×S_2, unit vectors as rational functions: " + "; ".join(n for n, _ in reduction),
-              {"identities": len(reduction)})
-    ctx.prove("closed form", "symbolic", all(ok for _, ok in solution),
-              "with c² = Λ² − 4: " + "; ".join(n for n, _ in solution), {"identities": len(solution)})
-
-    data = grid_data(2.0)
-    times = np.array([0.5, 2.0, 10.0])
-    inits = served_init(ctx.rng("float"), data, (1e-2, 2.0), 0.45, ctx.pick(6, 24))
-    errors, control_errors = [], []
-    for theta0 in inits:
-        run = GradientFlow(data.objective).solve(theta0, times[-1], t_eval=times, rtol=1e-12, atol=1e-14)
-        for t, theta in zip(run.t, run.theta):
-            errors.append(float(np.max(np.abs(theta - oracle(theta0, data, t)))))
-            control_errors.append(float(np.max(np.abs(theta - fixed_rate_state(theta0, data, t)))))
-    times_plot = np.logspace(-2, 1, 40)
-    run = GradientFlow(data.objective).solve(inits[0], times_plot[-1], t_eval=times_plot, rtol=1e-12, atol=1e-14)
-    curves = {label: (run.t, [max(1e-17, float(np.max(np.abs(theta - state(inits[0], data, t)))))
-                              for t, theta in zip(run.t, run.theta)])
-              for label, state in (("closed form", oracle), ("control: rate 2", fixed_rate_state))}
-    ctx.support("float flows", "numeric", max(errors) <= FLOAT_TOLERANCE,
-                f"{len(inits)} inits (a_0 ∈ [0.01, 2], b_0 ∈ [0, 0.45], φ = 2), LSODA rtol 1e-12 at t = 0.5, 2, 10: "
-                f"max |θ_flow − θ_closed form| ≤ {FLOAT_TOLERANCE:g}", {"max_error": max(errors)},
-                plot=line("Distance between the integrated flow and the closed form", curves, xlabel="t",
-                          ylabel="max |θ_flow − θ_formula|", xscale="log", yscale="log",
-                          reference={"tolerance": FLOAT_TOLERANCE}))
-
-    with mpmath.workdps(30):
-        exact = grid_data(mpmath.mpf(2), MPMATH)
-        objective = exact.objective
-        worst = mpmath.mpf(0)
-        for theta0 in inits[:ctx.pick(2, 4)]:
-            w, v = neurons(B.to_object(theta0, "mp"))
-            start = from_neurons(w, np.array([(v[i] @ exact.Y[i]) * exact.Y[i] for i in range(2)]))
-            solution_hp = hp_ode.integrate(lambda t, z: objective.descent(z), 0, start, 2, t_eval=[1],
-                                           region=activation_region(objective))
-            if solution_hp.status is not hp_ode.HPStatus.COMPLETED:
-                worst = mpmath.inf
-            for t, theta in zip(solution_hp.t, solution_hp.y):
-                worst = max(worst, max(abs(a - b) for a, b in zip(theta, oracle(start, exact, t))))
-    ctx.support("30-digit flows", "numeric", worst <= HIGH_PRECISION_TOLERANCE,
-                f"Bulirsch–Stoer at 30 digits inside S_1°×S_2° to t = 2: max error ≤ {HIGH_PRECISION_TOLERANCE}",
-                {"max_error": float(worst)})
-
-    wrong = closed_form_identities(root=sympy.Integer(2))
-    ctx.control("rate Λ = 2 (the balanced rate) for every c", not all(ok for _, ok in wrong)
-                and max(control_errors) > FLOAT_TOLERANCE,
-                "the same symbolic and numeric comparisons reject the closed form with Λ replaced by 2",
-                {"max_error_of_control": max(control_errors)})
-
-
-def fixed_rate_state(theta0: np.ndarray, data: TwoPoints, t: float) -> np.ndarray:
-    """The control: the closed form with the rate Λ = sqrt(4 + c²) replaced by 2 (wrong unless c = 0)."""
-    rows_w, rows_v = [], []
-    for i, (w, v) in enumerate(zip(*neurons(theta0))):
-        a0, b0 = w @ data.X[i], v @ data.Y[i]
-        c = a0 * a0 - b0 * b0
-        s0, s_plus, s_minus = (a0 + b0) ** 2, 2 + np.sqrt(4 + c * c), 2 - np.sqrt(4 + c * c)
-        decay = (s0 - s_plus) / (s0 - s_minus) * np.exp(-2 * t)
-        u = np.sqrt((s_plus - s_minus * decay) / (1 - decay))
-        rows_w.append(w - a0 * data.X[i] + (u + c / u) / 2 * data.X[i])
-        rows_v.append((u - c / u) / 2 * data.Y[i])
-    return from_neurons(np.array(rows_w), np.array(rows_v))
+    ctx.prove("reduction of the network's flow", "symbolic", REDUCTION(reduction_identities()),
+              "pattern of S_1×S_2, unit vectors as rational functions of free parameters, w_i = p_i x_i^⊥ + a_i x_i, "
+              "v_i = b_i y_i", conclusion=REDUCED)
+    ctx.control("ȧ = a(1 − ab) in place of b(1 − ab)", REDUCTION(reduction_identities("a")),
+                "the same identities refute the reduced field with the roles of a and b swapped in ȧ")
+    ctx.prove("closed form", "symbolic", CLOSED_FORM(closed_form_identities()),
+              "Riccati solution for s = (a + b)², its start, the reduced ODE for a, b, the invariant a² − b² = c and "
+              "the limit, with c² = Λ² − 4", conclusion=SOLVED)
+    ctx.control("rate Λ = 2 (the balanced rate) for every c",
+                CLOSED_FORM(closed_form_identities(root=sympy.Integer(2))),
+                "the same identities refute the closed form with Λ replaced by 2")
 
 
 # -- Lemmas 12–13 --------------------------------------------------------------------------------------------
+@criterion("the reduced field keeps q = 1 − ab > 0, b ≥ 0 and ȧ ≥ 0 from the start (a_0, b_0)")
+def good_set_invariant(a0: sympy.Expr, b0: sympy.Expr) -> Decision:
+    """The argument of Lemma 12 in reduced coordinates: the reduction (symbolic), d(ab)/dt = (1 − ab)(a² + b²) (so
+    q = 1 − ab solves q̇ = −(a² + b²)q and keeps its sign), ḃ = aq, ȧ = bq; it applies from starts with a_0 > 0,
+    b_0 ≥ 0, q_0 > 0, and a start with ȧ(0) < 0 refutes "w_iᵀx_i never decreases" there."""
+    reduction = [is_identically_zero(e).proved for e in reduction_identities().values()]
+    a, b = sympy.symbols("a b", real=True)
+    rate = is_identically_zero(b * (1 - a * b) * b + a * a * (1 - a * b) - (1 - a * b) * (a**2 + b**2)).proved
+    a_rate = reduced_field(a0, b0)[0]
+    start_ok = a0 > 0 and b0 >= 0 and 1 - a0 * b0 > 0
+    detail = (f"reduction proved: {all(reduction)}; d(ab)/dt = (1 − ab)(a² + b²): {rate}; start a_0 = {a0}, "
+              f"b_0 = {b0}: ȧ(0) = {a_rate}, q_0 = {1 - a0 * b0}")
+    if not (all(reduction) and rate):
+        return Decision(None, detail)
+    if a_rate < 0:
+        return Decision(False, detail + "; a decreases at once")
+    return Decision(True if start_ok else None, detail)
+
+
 @claim(
     id="rank.lem12",
     ref="Lemma 12, App. C (Eq. (15))",
@@ -232,53 +200,21 @@ def fixed_rate_state(theta0: np.ndarray, data: TwoPoints, t: float) -> np.ndarra
                "$v_i(t) in op(\"span\"){y_i}$, $L^i(theta(t)) <= L^i(theta(t')) < L^i(theta(0))$ and "
                "$v_i^T phi_i <= 0$; moreover $w_i(t_2)^T x_i >= w_i(t_1)^T x_i > 0$ for $t_2 >= t_1 >= t'$."),
     hypotheses=["Assumptions 1–2", "v_i(0) = 0"],
-    expected="certified",
-    profiles={"quick": "symbolic identities of the reduced flow; closed-form trajectories of 200 inits; 8 float "
-                       "flows without kink crossings", "full": "2000 closed-form inits, 40 flows",
-              "paper": "as full"},
+    conclusions={"θ(t) ∈ G for t ≥ t' and w_i(t)ᵀx_i never decreases": "certified"},
+    profiles={"quick": "symbolic identities of the reduced flow and the sign argument from the start",
+              "full": "as quick", "paper": "as quick"},
     notes=[("The paper leaves Assumptions 1–2 implicit; Assumption 2 (x_1ᵀx_2 < 0) is what keeps w_i in S_i° as "
            "it moves along +x_i.")],
 )
 def check_lem12(ctx: Context) -> None:
-    reduction = reduction_identities()
-    a, b = sympy.symbols("a b", real=True)
-    product_rate = is_identically_zero(b * (1 - a * b) * b + a * a * (1 - a * b) - (1 - a * b) * (a**2 + b**2))
-    ctx.prove("invariance of G", "symbolic", all(ok for _, ok in reduction) and product_rate.proved,
+    ctx.prove("invariance of G", "symbolic", good_set_invariant(sympy.Rational(1, 10), sympy.Integer(0)),
               "in reduced coordinates d(ab)/dt = (1 − ab)(a² + b²), so q = 1 − ab solves q̇ = −(a² + b²)q and stays "
               "> 0 from q(0) = 1; then ḃ = aq > 0 while a > 0 and ȧ = bq ≥ 0 while b ≥ 0, so a ≥ a_0 > 0 and b ≥ 0 "
-              "forever; hence c_i = a − a(t') ≥ 0, v_i = b y_i, L^i = q²/2 decreases, v_iᵀϕ_i = −bq ≤ 0, and "
-              "w_iᵀx_{3−i} moves by ȧ x_1ᵀx_2 ≤ 0 (Assumption 2), keeping w_i in S_i°; identities: "
-              + "; ".join(name for name, _ in reduction))
-
-    rng = ctx.rng("closed form")
-    count = ctx.pick(200, 2000)
-    times = np.linspace(0, 30, 3001)
-    worst = {"a decrease": 0.0, "v_iᵀϕ_i": -np.inf, "ab − 1": -np.inf}
-    for a0 in np.exp(rng.uniform(np.log(1e-3), np.log(5.0), size=count)):
-        at, bt = reduced_state(a0, 0.0, times[1:])
-        at, bt = np.append(a0, at), np.append(0.0, bt)
-        worst["a decrease"] = max(worst["a decrease"], float(np.max(-np.diff(at))))
-        worst["v_iᵀϕ_i"] = max(worst["v_iᵀϕ_i"], float(np.max(bt * (at * bt - 1))))
-        worst["ab − 1"] = max(worst["ab − 1"], float(np.max(at * bt - 1)))
-    ctx.support("closed-form trajectories", "numeric",
-                worst["a decrease"] <= 1e-12 and worst["v_iᵀϕ_i"] <= 1e-12 and worst["ab − 1"] <= 1e-12,
-                f"{count} inits (a_0 ∈ [1e-3, 5]), t ∈ [0, 30] step 0.01: a nondecreasing, v_iᵀϕ_i ≤ 0, ab ≤ 1",
-                {f"max {k}": v for k, v in worst.items()})
-
-    data = grid_data(2.5)
-    inits = served_init(ctx.rng("flows"), data, (1e-2, 1.0), 0.0, ctx.pick(8, 40))
-    ends = flow_ends(data, inits, 60.0, loss_tol=1e-20)
-    ctx.support("float flows stay in S_1°×S_2°", "numeric", int(ends.crossings.sum()) == 0,
-                f"{len(inits)} flows (φ = 2.5, v(0) = 0) to t = 60: no kink crossing", {"crossings":
-                                                                                        int(ends.crossings.sum())})
-
-    control = dead_side_start(data, a_first=0.05, b_first=-0.3)
-    control_ends = flow_ends(data, control[None, :], 60.0, loss_tol=1e-20)
-    left = bool(control_ends.crossings[0] > 0 and control_ends.loss[0] > 0.4)
-    ctx.control("v_1(0) = −0.3 y_1 instead of 0", left,
-                "with a negative start of v_1 (and p_1 on the D side) the same flow leaves S_1°: w_1ᵀx_1 decreases to "
-                "0, the neuron dies and the loss stays ≥ 1/2", {"crossings": int(control_ends.crossings[0]),
-                                                                 "final_loss": float(control_ends.loss[0])})
+              "forever (any a_0 > 0; shown at a_0 = 1/10); hence c_i = a − a(t') ≥ 0, v_i = b y_i, L^i = q²/2 "
+              "decreases, v_iᵀϕ_i = −bq ≤ 0, and w_iᵀx_{3−i} moves by ȧ x_1ᵀx_2 ≤ 0 (Assumption 2), keeping w_i in "
+              "S_i°")
+    ctx.control("v_1(0) = −0.3 y_1 instead of 0", good_set_invariant(sympy.Rational(1, 10), sympy.Rational(-3, 10)),
+                "from a negative start of v_1 the same argument finds ȧ(0) = b_0(1 − a_0b_0) < 0: w_1ᵀx_1 decreases")
 
 
 def dead_side_start(data: TwoPoints, a_first: float, b_first: float) -> np.ndarray:
@@ -299,6 +235,9 @@ def pl_margin(a0: float, times: np.ndarray) -> float:
     return float(np.min(loss[0] * np.exp(-(times - times[0]) / K) - loss))
 
 
+LIMIT = identities("a_∞b_∞ − 1 and (a_∞² − a_0²)·2(sqrt(c² + 4) + c) − 4 vanish identically")
+
+
 @claim(
     id="rank.lem13",
     ref="Lemma 13, App. C (Eq. (16))",
@@ -307,10 +246,8 @@ def pl_margin(a0: float, times: np.ndarray) -> float:
     statement=("If $w_i(0) in cal(S)_i without partial cal(S)_i$ and $v_i(0) = 0$ for $i = 1, 2$ (any norms), "
                "then $theta(oo)$ exists, $L(theta(oo)) = 0$ and $w_i(oo) in cal(S)_i without partial cal(S)_i$."),
     hypotheses=["Assumptions 1–2", "v_i(0) = 0"],
-    expected="certified",
-    profiles={"quick": "symbolic limit identities; 8 float flows with ‖w_i(0)‖ from 1e-4 to 10 against the exact "
-                       "limit; the PL bound on 200 closed-form trajectories", "full": "40 flows, 2000 trajectories",
-              "paper": "as full"},
+    conclusions={"θ(∞) exists with zero loss and w_i(∞) ∈ S_i°": "certified"},
+    profiles={"quick": "symbolic limit identities", "full": "as quick", "paper": "as quick"},
     notes=[("Exponential convergence follows (not stated in the paper): the loss decays like e^{−2Λt}, "
             "Λ = sqrt(4 + c²) ≥ 2, and the PL inequality of the proof gives L(t) ≤ L(t')e^{−(t−t')/K}."),
            ("The lemma does not restate its hypotheses; the proof uses unit x_i, y_i (Assumptions 1–2) for "
@@ -318,63 +255,60 @@ def pl_margin(a0: float, times: np.ndarray) -> float:
 )
 def check_lem13(ctx: Context) -> None:
     c = sympy.Symbol("c", nonnegative=True)
-    a_limit = sympy.sqrt((c + sympy.sqrt(c**2 + 4)) / 2)
-    zero_loss = is_identically_zero(a_limit * (1 / a_limit) - 1)
-    grows = is_identically_zero((a_limit**2 - c) * 2 * (sympy.sqrt(c**2 + 4) + c) - 4)
-    ctx.prove("limit in S_i° with zero loss", "symbolic", zero_loss.proved and grows.proved,
+
+    def limit_identities(a_limit_sq: sympy.Expr) -> dict[str, sympy.Expr]:
+        a_limit = sympy.sqrt(a_limit_sq)
+        return {"a_∞b_∞ − 1": a_limit * (1 / a_limit) - 1,
+                "(a_∞² − a_0²)·2(sqrt(c² + 4) + c) − 4": (a_limit**2 - c) * 2 * (sympy.sqrt(c**2 + 4) + c) - 4}
+
+    ctx.prove("limit in S_i° with zero loss", "symbolic", LIMIT(limit_identities((c + sympy.sqrt(c**2 + 4)) / 2)),
               "by rank.derived.reduced-ode and Lemma 12 the flow is the closed form and never leaves S_1°×S_2°; it "
               "converges to a_∞ b_∞ = 1 (ϕ_i = 0: zero loss), and with c = a_0²: (a_∞² − a_0²)·2(sqrt(c² + 4) + c) = 4 "
               "> 0, so a_∞ > a_0 and w_i(∞) = p_i + a_∞x_i stays in S_i° (w_iᵀx_{3−i} only decreases)")
-
-    data = grid_data(2.0)
-    inits = served_init(ctx.rng("flows"), data, (1e-4, 10.0), 0.0, ctx.pick(8, 40))
-    ends = flow_ends(data, inits, 200.0, loss_tol=1e-24)
-    errors = [float(np.max(np.abs(end - oracle(start, data)))) for start, end in zip(inits, ends.final)]
-    ok = max(errors) <= 1e-8 and int(ends.crossings.sum()) == 0 and float(ends.loss.max()) < 1e-20
-    ctx.support("float flows reach the exact limit", "numeric", ok,
-                f"{len(inits)} flows (φ = 2, ‖w_i(0)‖ ∈ [1e-4, 10]): no kink crossing, L < 1e-20, "
-                "|θ(T) − θ(∞)| ≤ 1e-8", {"max_error": max(errors), "max_loss": float(ends.loss.max()),
-                                       "crossings": int(ends.crossings.sum())})
-    rng = ctx.rng("pl")
-    margins = [pl_margin(a0, np.linspace(0.05, 20, 400))
-               for a0 in np.exp(rng.uniform(np.log(1e-2), np.log(5), size=ctx.pick(200, 2000)))]
-    ctx.support("PL bound L(t) ≤ L(t')e^{−(t−t')/K}", "numeric", min(margins) >= -1e-15,
-                "per neuron on the closed form, t' = 0.05, t ≤ 20", {"min_margin": min(margins)})
-
-    control = dead_side_start(data, a_first=0.05, b_first=-0.3)
-    control_ends = flow_ends(data, control[None, :], 200.0, loss_tol=1e-24)
-    ctx.control("v_1(0) = −0.3 y_1 instead of 0", float(control_ends.loss[0]) > 0.4,
-                "the same flow from a negative v_1(0) ends at loss ≥ 1/2 (w_1 dies)",
-                {"final_loss": float(control_ends.loss[0])})
+    ctx.control("limit with Λ = 2", LIMIT(limit_identities((c + 2) / 2)),
+                "the same identities refute the limit a_∞² = (c + 2)/2: the growth a_∞ > a_0 is specific to the "
+                "closed form's limit")
 
 
 # -- Lemma 6 ---------------------------------------------------------------------------------------------------
-def lemma6_report(ends: FlowEnds, data: TwoPoints, loss_tol: float) -> dict[str, float]:
-    """Lemma 6's intervals on the runs that converged with each neuron in its own open sector (relabelled so that
-    w_i(∞) ∈ S_i°): margins to every end of the intervals (≥ 0 where the lemma holds)."""
-    phi = data.phi
-    margins = {"norm_low": np.inf, "norm_high": np.inf, "angle_low": np.inf, "angle_high": np.inf}
-    ratios = {"tightness_norm_high": 0.0, "tightness_angle_high": 0.0}
-    used = 0
+def served_limits(ends: FlowEnds, data: TwoPoints, loss_tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(w(0), w(∞)) of the runs that converged with each neuron in its own open sector, relabelled so that
+    w_i(∞) ∈ S_i° (runs × 2 × 2 each)."""
+    starts, limits = [], []
     for start, end in zip(ends.initial[ends.converged(loss_tol)], ends.final[ends.converged(loss_tol)]):
         if not in_private_sectors(end, data.X):
             continue
-        used += 1
         w_end, w_start = neurons(end)[0], neurons(start)[0]
         order = np.argsort(open_sector(w_end, data.X))  # neuron serving x_1 first
-        w_end, w_start = w_end[order], w_start[order]
-        start_norms = np.linalg.norm(w_start, axis=1)
-        for i in range(2):
-            norm, upper = np.linalg.norm(w_end[i]), lemma6_norm_upper(phi, start_norms[i])
-            margins["norm_low"] = min(margins["norm_low"], norm - np.sqrt(3) / 2)
-            margins["norm_high"] = min(margins["norm_high"], upper - norm)
-            ratios["tightness_norm_high"] = max(ratios["tightness_norm_high"], norm / upper)
+        starts.append(w_start[order])
+        limits.append(w_end[order])
+    return np.array(starts).reshape(-1, 2, 2), np.array(limits).reshape(-1, 2, 2)
+
+
+@criterion("every limit has ‖w_i(∞)‖ in (floor, Lemma 6's upper end) and ∠(w_1(∞), w_2(∞)) in Lemma 6's interval")
+def inside_lemma6(starts: np.ndarray, limits: np.ndarray, phis: np.ndarray, norm_floor: float, arcsin_slack: bool,
+                  tolerance: float) -> Decision:
+    """Lemma 6 on limits w(∞) of starts w(0) (runs × 2 × 2) on datasets of angle φ; ``norm_floor`` is √3/2 and the
+    angle bound φ + 2 arcsin(2 max‖w_i(0)‖/√3) in the lemma (a control raises the floor or drops the arcsin term)."""
+    if len(limits) == 0:
+        return Decision(None, "no limit to test")
+    margins = {"norm_low": np.inf, "norm_high": np.inf, "angle_low": np.inf, "angle_high": np.inf}
+    tightness = {"tightness_norm_high": 0.0, "tightness_angle_high": 0.0}
+    for w_start, w_end, phi in zip(starts, limits, phis):
+        start_norms, norms = np.linalg.norm(w_start, axis=1), np.linalg.norm(w_end, axis=1)
+        uppers = np.array([lemma6_norm_upper(phi, r) for r in start_norms])
         angle = float(row_angle(w_end[None])[0])
-        low, high = lemma6_angle_interval(phi, start_norms.max())
+        low, high = lemma6_angle_interval(phi, start_norms.max() if arcsin_slack else 0.0)
+        margins["norm_low"] = min(margins["norm_low"], float(norms.min()) - norm_floor)
+        margins["norm_high"] = min(margins["norm_high"], float(np.min(uppers - norms)))
         margins["angle_low"] = min(margins["angle_low"], angle - low)
         margins["angle_high"] = min(margins["angle_high"], high - angle)
-        ratios["tightness_angle_high"] = max(ratios["tightness_angle_high"], angle / high)
-    return {"runs": used, **margins, **ratios}
+        tightness["tightness_norm_high"] = max(tightness["tightness_norm_high"], float(np.max(norms / uppers)))
+        tightness["tightness_angle_high"] = max(tightness["tightness_angle_high"], angle / high)
+    worst = min(margins.values())
+    return Decision(bool(worst >= -tolerance), f"{len(limits)} limits: smallest margin {worst:.3g} (pass if ≥ "
+                    f"−{tolerance:g})", {"limits": len(limits), **{f"margin_{k}": v for k, v in margins.items()},
+                                       **tightness})
 
 
 @claim(
@@ -388,7 +322,7 @@ def lemma6_report(ends: FlowEnds, data: TwoPoints, loss_tol: float) -> dict[str,
                "phi - pi\\/2})))$ and $angle(w_1(oo), w_2(oo)) in [pi - phi, phi + 2 arcsin(2 max_i norm(w_i(0))"
                "\\/sqrt(3)))$, $phi = angle(x_1, x_2)$."),
     hypotheses=["Assumptions 1–2", "‖w_i(0)‖, ‖v_i(0)‖ < 1/2"],
-    expected="confirmed",
+    conclusions={"‖w_i(∞)‖ and ∠(w_1(∞), w_2(∞)) in Lemma 6's intervals": "confirmed"},
     profiles={"quick": "2 datasets × 16 float flows from random inits in the ball; 2000 exact-oracle limits "
                        "(v_i(0) = b y_i)", "full": "5 datasets × 60 flows; 20000 oracle limits",
               "paper": "5 datasets × 200 flows; 20000 oracle limits"},
@@ -396,57 +330,40 @@ def lemma6_report(ends: FlowEnds, data: TwoPoints, loss_tol: float) -> dict[str,
            "0.866); see the tightness figures."), "The paper's angle interval is half-open; Thm 3's set 𝒲 closes it."],
 )
 def check_lem6(ctx: Context) -> None:
-    datasets = ctx.pick([paper_data(), grid_data(2.5)], spec_datasets())
-    tolerance = 1e-8
-    reports = []
+    datasets = ctx.pick([paper_data(), grid_data(2.5)], grid_datasets())
+    starts, limits, phis = [], [], []
     for k, data in enumerate(datasets):
         inits = random_inits(ctx.rng(f"inits-{k}"), ctx.pick(16, 60, 200), uniform_norms(0.499), uniform_norms(0.499))
-        reports.append(lemma6_report(flow_ends(data, inits, 300.0, loss_tol=1e-20), data, 1e-18))
-    used = sum(r["runs"] for r in reports)
-    worst = {key: min(r[key] for r in reports) for key in ("norm_low", "norm_high", "angle_low", "angle_high")}
-    ctx.support("flows that end in S_1°×S_2°", "numeric", used > 0 and min(worst.values()) >= -tolerance,
-                f"{used} converged flows (L < 1e-18) with one neuron per input, over {len(datasets)} datasets: "
-                f"both intervals hold up to {tolerance:g}",
-                {"runs": used, **{f"margin_{k}": v for k, v in worst.items()},
-                 "tightness_norm_high": max(r["tightness_norm_high"] for r in reports),
-                 "tightness_angle_high": max(r["tightness_angle_high"] for r in reports)})
-
-    oracle_report, wrong = oracle_family(ctx, datasets)
-    ctx.support("exact-oracle limits", "numeric", min(oracle_report[k] for k in worst) >= -1e-12,
-                f"{oracle_report['runs']} inits with w_i(0) ∈ S_i°, v_i(0) = b y_i (b ∈ [0, 1/2)), norms < 1/2: "
-                "closed-form limits inside both intervals",
-                {k: v for k, v in oracle_report.items() if k != "runs"})
-    ctx.control("stronger bounds ‖w_i(∞)‖ ≥ 1 and ∠ < φ", wrong["norm_low_one"] < 0 and wrong["angle_below_phi"] < 0,
-                "the same oracle limits violate the lower norm bound 1 (when ε < 0) and the angle bound φ without "
-                "the arcsin term (when a neuron sits on the D side of its input)", wrong)
+        w0, w_end = served_limits(flow_ends(data, inits, 300.0, loss_tol=1e-20), data, 1e-18)
+        starts.append(w0)
+        limits.append(w_end)
+        phis += [data.phi] * len(w_end)
+    ctx.support("flows that end in S_1°×S_2°", "numeric",
+                inside_lemma6(np.concatenate(starts), np.concatenate(limits), np.array(phis), np.sqrt(3) / 2, True,
+                              1e-8),
+                f"converged flows (L < 1e-18) with one neuron per input, over {len(datasets)} datasets, from random "
+                "inits with norms < 1/2: both intervals hold up to 1e-8")
+    starts, limits, phis = oracle_family(ctx, datasets)
+    ctx.support("exact-oracle limits", "numeric", inside_lemma6(starts, limits, phis, np.sqrt(3) / 2, True, 1e-12),
+                "inits with w_i(0) ∈ S_i°, v_i(0) = b y_i (b ∈ [0, 1/2)), norms < 1/2: the closed-form limits, "
+                "evaluated in float64, inside both intervals up to 1e-12")
+    ctx.control("stronger bounds ‖w_i(∞)‖ ≥ 1 and ∠ < φ", inside_lemma6(starts, limits, phis, 1.0, False, 1e-12),
+                "the same limits violate the lower norm bound 1 (when ε < 0) and the angle bound φ without the "
+                "arcsin term (when a neuron sits on the D side of its input)")
 
 
-def oracle_family(ctx: Context, datasets: list[TwoPoints]) -> tuple[dict[str, float], dict[str, float]]:
-    """Lemma 6's margins on exact limits of random inits with v_i(0) = b_i y_i (b_i ≥ 0), plus the margins of two
-    stronger (false) bounds for the control."""
+def oracle_family(ctx: Context, datasets: list[TwoPoints]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(w(0), w(∞), φ) of exact (closed-form) limits of random inits with w_i(0) ∈ S_i°, v_i(0) = b_i y_i
+    (b_i ∈ [0, 1/2)), norms < 1/2."""
     rng = ctx.rng("oracle")
-    count = ctx.pick(2000, 20000)
-    margins = {"norm_low": np.inf, "norm_high": np.inf, "angle_low": np.inf, "angle_high": np.inf}
-    wrong = {"norm_low_one": np.inf, "angle_below_phi": np.inf}
-    used = 0
-    for k in range(count):
+    starts, limits, phis = [], [], []
+    for k in range(ctx.pick(2000, 20000)):
         data = datasets[k % len(datasets)]
-        phi = data.phi
         w = uniform_directions(rng, (2,)) * rng.uniform(0, 0.499, size=(2, 1))
         b = rng.uniform(0, 0.499, size=2)
         if not np.all(open_sector(w, data.X) == [1, 2]):
             continue
-        start = from_neurons(w, b[:, None] * data.Y)
-        w_end = neurons(oracle(start, data))[0]
-        norms, angle = np.linalg.norm(w_end, axis=1), float(row_angle(w_end[None])[0])
-        start_norms = np.linalg.norm(w, axis=1)
-        uppers = [lemma6_norm_upper(phi, r) for r in start_norms]
-        low, high = lemma6_angle_interval(phi, start_norms.max())
-        margins["norm_low"] = min(margins["norm_low"], float(norms.min()) - np.sqrt(3) / 2)
-        margins["norm_high"] = min(margins["norm_high"], float(np.min(np.array(uppers) - norms)))
-        margins["angle_low"] = min(margins["angle_low"], angle - low)
-        margins["angle_high"] = min(margins["angle_high"], high - angle)
-        wrong["norm_low_one"] = min(wrong["norm_low_one"], float(norms.min()) - 1)
-        wrong["angle_below_phi"] = min(wrong["angle_below_phi"], phi - angle)
-        used += 1
-    return {"runs": used, **margins}, wrong
+        starts.append(w)
+        limits.append(neurons(oracle(from_neurons(w, b[:, None] * data.Y), data))[0])
+        phis.append(data.phi)
+    return np.array(starts), np.array(limits), np.array(phis)
