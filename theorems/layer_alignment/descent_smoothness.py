@@ -30,8 +30,8 @@ from theorems.layer_alignment.common import (
     max_margin_direction,
     risk,
 )
+from theorems.layer_alignment.criteria import Named
 from theorems.layer_alignment.descent_runs import (
-    LOGISTIC,
     DescentTrace,
     GaugeRadiusStep,
     LossRegularity,
@@ -41,7 +41,7 @@ from theorems.layer_alignment.descent_runs import (
     standard_cases,
 )
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
-from verify import Context, claim, histogram, line, plain
+from verify import Context, claim, criterion, histogram, line, plain
 
 SLACK_TOLERANCE = 1e-12  # float rounding of a risk difference, relative to 1 + R(W)
 GAUGE_ROUNDING = 1e-12  # relative rounding allowed when a float norm is compared with a radius
@@ -125,41 +125,58 @@ def rational_supremum(expr: sympy.Expr) -> sympy.Expr:
                "$ell(x) = ln(1 + e^(-x))$ satisfies it with $beta = 1 \\/ 4$ and $G = 1$, and no smaller constants "
                "work; the exponential loss $e^(-x)$ satisfies it for no finite $beta$ or $G$."),
     hypotheses=plain("ℓ twice differentiable, so that β-Lipschitz ℓ' means sup|ℓ''| ≤ β"),
-    expected="certified",
+    conclusions={"the logistic loss satisfies it with β = 1/4, G = 1, and no smaller constants": "certified",
+                 "the exponential loss satisfies it for no finite β or G": "certified"},
     profiles={"quick": "exact Sturm certificates along rational parametrizations of the line, exact suprema",
               "full": "as quick", "paper": "as quick"},
-    notes=plain(("Dump: 'is -Lipschitz (i.e, is -smooth), and | | G (i.e., is G-Lipschitz)': ℓ', β and ≤ are lost; the"
-            " reading 'ℓ' is β-Lipschitz and |ℓ'| ≤ G' is forced by the prose and by β + G in Lemma 5."),
-           "The test loss √(1+x²) − x of the spec (not in the paper) is certified as well: β = 1, G = 2.",
+    notes=plain(("The printed text reads 'is -Lipschitz (i.e, is -smooth), and | | G (i.e., is G-Lipschitz)' with ℓ', "
+            "β and ≤ hard to read; the reading 'ℓ' is β-Lipschitz and |ℓ'| ≤ G' is forced by the prose and by "
+            "β + G in Lemma 5."),
            ("Substitutions: x = ln u for the logistic and exponential losses, x = (u − 1/u)/2 for √(1+x²) − x; "
            "ℓ' and ℓ'' become rational functions of u ∈ (0, ∞), where Sturm counting is exact.")),
 )
 def check_asm4(ctx: Context) -> None:
-    for curve, regularity in ((LOGISTIC_CURVE, LOGISTIC), (POLYNOMIAL_TAIL_CURVE, LossRegularity(1.0, 2.0))):
-        certificates = assumption4_certificates(curve, regularity)
-        supremum_second = rational_supremum(curve.second)  # ℓ'' > 0 and ℓ' < 0 for these convex losses
-        supremum_first = rational_supremum(-curve.first)
-        ctx.prove(f"{curve.name}: β = {regularity.smoothness:g}, G = {regularity.lipschitz:g}", "exact",
-                  all(c.certified for c in certificates.values()),
-                  f"ℓ' = {curve.first}, ℓ'' = {curve.second} in u: " + "; ".join(
-                      f"{name}: {c.description}" for name, c in certificates.items()),
-                  {"sup_second_derivative": float(supremum_second), "sup_abs_first_derivative": float(supremum_first),
-                   "tightness_beta": float(supremum_second / sympy.nsimplify(regularity.smoothness)),
-                   "tightness_G": float(supremum_first / sympy.nsimplify(regularity.lipschitz))})
-    unbounded = rational_supremum(EXPONENTIAL_CURVE.second)
-    ctx.prove("exponential loss: sup ℓ'' = sup |ℓ'| = ∞", "symbolic", unbounded is sympy.oo
-              and rational_supremum(-EXPONENTIAL_CURVE.first) is sympy.oo,
+    logistic, exponential = ctx.conclusions
+    ctx.prove("logistic: β = 1/4, G = 1", "exact", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4), 1),
+              f"ℓ' = {LOGISTIC_CURVE.first}, ℓ'' = {LOGISTIC_CURVE.second} in u = e^x", conclusion=logistic)
+    ctx.prove("logistic: the constants are the suprema", "exact",
+              constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 4), 1), "exact suprema over u ∈ (0, ∞)",
+              conclusion=logistic)
+    ctx.control("logistic with β = 0.24", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(6, 25), 1),
+                "a β below the supremum")
+    ctx.control("logistic with G = 0.99", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4),
+                                                                sympy.Rational(99, 100)), "a G below the supremum")
+    ctx.prove("exponential loss: sup ℓ'' = sup |ℓ'| = ∞", "symbolic", unbounded_derivatives(EXPONENTIAL_CURVE),
               f"ℓ' = {EXPONENTIAL_CURVE.first}, ℓ'' = {EXPONENTIAL_CURVE.second} in u = e^x: both tend to ∞ as u → 0 "
-              "(exact limits), so no finite β or G")
+              "(exact limits), so no finite β or G", conclusion=exponential)
+    ctx.control("the same limits for the logistic loss", unbounded_derivatives(LOGISTIC_CURVE),
+                "both suprema finite")
+    ctx.control("exponential with β = G = 100", assumption4_constants(EXPONENTIAL_CURVE, 100, 100),
+                "any finite constants fail for e^(−x)")
 
-    # controls: the same certificate rejects a constant below the supremum, and any constants for e^{−x}
-    for curve, regularity, label in ((LOGISTIC_CURVE, LossRegularity(0.24, 1.0), "logistic with β = 0.24"),
-                                     (LOGISTIC_CURVE, LossRegularity(0.25, 0.99), "logistic with G = 0.99"),
-                                     (EXPONENTIAL_CURVE, LossRegularity(100.0, 100.0), "exponential with β = G = 100")):
-        certificates = assumption4_certificates(curve, regularity)
-        failed = {name: c for name, c in certificates.items() if not c.certified}
-        ctx.control(label, bool(failed),
-                    "not certified: " + "; ".join(f"{name} {c.description}" for name, c in failed.items()))
+
+@criterion("β ∓ ℓ'' ≥ 0 and G ∓ ℓ' ≥ 0 on the whole line (Sturm certificates; a negative exact value refutes)")
+def assumption4_constants(curve: LossDerivatives, beta, lipschitz):
+    certificates = assumption4_certificates(curve, LossRegularity(beta, lipschitz))
+    failed = {name: c for name, c in certificates.items() if not c.certified}
+    if not failed:
+        return True, "; ".join(f"{name}: {c.description}" for name, c in certificates.items())
+    refuted = all(c.witness is not None for c in failed.values())
+    return (False if refuted else None), "; ".join(f"{name}: {c.description}" for name, c in failed.items())
+
+
+@criterion("sup ℓ'' = β and sup |ℓ'| = G exactly (values at the real critical points and the limits)")
+def constants_are_suprema(curve: LossDerivatives, beta, lipschitz):
+    second, first = rational_supremum(curve.second), rational_supremum(-curve.first)
+    return (sympy.simplify(second - beta) == 0 and sympy.simplify(first - lipschitz) == 0,
+            f"sup ℓ'' = {second}, sup |ℓ'| = {first}",
+            {"sup_second_derivative": float(second), "sup_abs_first_derivative": float(first)})
+
+
+@criterion("sup ℓ'' = sup |ℓ'| = ∞ (exact limits along the parametrization)")
+def unbounded_derivatives(curve: LossDerivatives):
+    second, first = rational_supremum(curve.second), rational_supremum(-curve.first)
+    return second is sympy.oo and first is sympy.oo, f"sup ℓ'' = {second}, sup |ℓ'| = {first}"
 
 
 # -- Lemma 5: the largest Hessian on B(R) -------------------------------------------------------------------------
@@ -243,6 +260,20 @@ def lemma5_problems(ctx: Context) -> list[tuple[str, Objective, float]]:
     return problems
 
 
+@criterion("the largest ‖∇²R‖_2 found on B(R) (random points and a hill climb) is at most β(R) = "
+           "2L²R^(2L−2)(β + G), for every case")
+def hessian_below_smoothness(cases: Named, samples: int):
+    ratios = {}
+    for label, objective, radius, rng in cases.value:
+        largest, _ = largest_hessian(objective, radius, np.random.default_rng(rng.bit_generator.state["state"]
+                                                                                 ["state"]), samples)
+        ratios[f"tightness_{label}, R = {radius:g}"] = largest / ball_smoothness(objective.model.depth, radius)
+    worst = max(ratios.values())
+    return worst <= 1.0, f"largest ratio {worst:.3g} (threshold 1)", {"max_ratio": worst, **ratios}
+
+
+
+
 @claim(
     id="align.lem5",
     ref="Lemma 5, Sec. 3 (proof in App. C, eqs. (23)–(25))",
@@ -253,45 +284,41 @@ def lemma5_problems(ctx: Context) -> list[tuple[str, Objective, float]]:
                "with $beta(R) = 2 L^2 R^(2L-2) (beta + G)$."),
     hypotheses=plain("Assumption 4 (the lemma names only β-smoothness, the proof uses |ℓ'| ≤ G as well)", "‖z_i‖ ≤ 1",
                 "R ≥ 1"),
-    expected="confirmed",
+    conclusions={"‖∇²R‖_2 ≤ β(R) = 2L²R^(2L−2)(β + G) on B(R) (largest Hessian found by sampling and hill climbing)":
+                 "confirmed"},
     profiles={"quick": "5 (network, data, R) cases, 400 random points of B(R) each plus a 20-round hill climb of "
                        "‖∇²R‖_2; controls R = 0.2 (with a ball-arithmetic certificate) and data of norm 10",
               "full": "8 cases incl. depth 4 and R = 2, 1500 points each", "paper": "as full"},
-    notes=plain(("Dump: 'If R  1, then (R) = 2L2R2L-2( + G)': the ≥, β and exponents are lost; the reading β(R) = "
-            "2L²R^(2L−2)(β + G) for R ≥ 1 is confirmed by the proof's last display and eqs. (23)–(25)."),
+    notes=plain(("The printed text reads 'If R  1, then (R) = 2L2R2L-2( + G)' with ≥, β and the exponents hard to "
+            "read; the reading β(R) = 2L²R^(2L−2)(β + G) for R ≥ 1 is confirmed by the proof's last display and "
+            "eqs. (23)–(25)."),
            ("B(R) is convex, so the best Lipschitz constant of ∇R on it is the largest Hessian norm there; Hessians "
            "by central differences of the exact gradient."),
-           ("R ≥ 1 is needed (spec §4 E8): for L = 2, d = d_1 = 1, z = 1, the Hessian of ℓ_log(ab) at 0 has norm "
+           ("R ≥ 1 is needed: for L = 2, d = d_1 = 1, z = 1, the Hessian of ℓ_log(ab) at 0 has norm "
            "|ℓ'(0)| = 1/2 > β(0.2) = 0.4. The leading 2 of 2L² is not needed by the proof either.")),
 )
 def check_lem5(ctx: Context) -> None:
     samples = ctx.pick(400, 1500)
-    ratios, figures = [], {}
-    for index, (label, objective, radius) in enumerate(lemma5_problems(ctx)):
-        largest, _ = largest_hessian(objective, radius, ctx.rng(f"hessian {index}"), samples)
-        ratio = largest / ball_smoothness(objective.model.depth, radius)
-        ratios.append(ratio)
-        figures[f"tightness_{label}, R = {radius:g}"] = ratio
-    ctx.support("largest ‖∇²R‖_2 on B(R) ≤ β(R)", "numeric", max(ratios) <= 1.0,
-                f"{len(ratios)} cases, {samples} points each plus a hill climb: the largest Hessian found stays below "
-                "β(R); figures are the ratios (tightness)", {"max_ratio": max(ratios), **figures},
+    cases = [(label, objective, radius, ctx.rng(f"hessian {index}"))
+             for index, (label, objective, radius) in enumerate(lemma5_problems(ctx))]
+    application = hessian_below_smoothness(Named(f"{len(cases)} (net, data, R ≥ 1) cases", cases), samples)
+    ratios = [v for k, v in application.decision.figures.items() if k.startswith("tightness_")]
+    ctx.support("largest ‖∇²R‖_2 on B(R) ≤ β(R)", "numeric", application,
+                f"{samples} points each plus a hill climb; figures are the ratios (tightness)",
                 plot=histogram("Largest Hessian found over β(R), per case", {"ratio": ratios}, xlabel="ratio"))
-
-    # controls: R < 1 (certified) and data outside the unit ball; the same search finds Hessians above β(R)
-    scalar = scalar_problem()
-    small, _ = largest_hessian(scalar, 0.2, ctx.rng("hessian small radius"), samples)
+    # controls: R < 1 and data outside the unit ball; the same search finds Hessians above β(R)
     certified, ratio, beta = certified_small_radius_violation(fmpq(1, 5), fmpq(1, 10))
-    ctx.control("R = 0.2 (hypothesis R ≥ 1 dropped)", small > ball_smoothness(2, 0.2) and certified,
-                "scalar net ℓ_log(ab), z = 1: the same search finds ‖∇²R‖ > β(0.2) = 0.4; certified in ball "
-                "arithmetic: "
-                "W = (1/10, 1/10), V = 0 give ‖∇R(W) − ∇R(V)‖/‖W − V‖ = 1/(1 + e^(1/100)) > 0.4",
-                {"largest_found": small, "beta_R": ball_smoothness(2, 0.2), "certified_ratio_lower":
-                 float(ratio.lower()), "beta_upper": float(beta.upper())})
-    far = risk(linear_network((2, 2, 1)), Dataset("DS2 × 10", 10.0 * ds2().Z), "logistic")
-    large, _ = largest_hessian(far, 1.0, ctx.rng("hessian far data"), samples)
-    ctx.control("data of norm up to 10 (‖z_i‖ ≤ 1 dropped)", large > ball_smoothness(2, 1.0),
-                "DS2 scaled by 10, [2, 2, 1], R = 1: the same search finds ‖∇²R‖ above β(1)",
-                {"largest_found": large, "beta_R": ball_smoothness(2, 1.0)})
+    small = [("scalar net ℓ_log(ab), z = 1", scalar_problem(), 0.2, ctx.rng("hessian small radius"))]
+    ctx.control("R = 0.2 (hypothesis R ≥ 1 dropped)",
+                hessian_below_smoothness(Named("scalar net ℓ_log(ab), z = 1, R = 0.2", small), samples),
+                "β(0.2) = 0.4; in ball arithmetic W = (1/10, 1/10), V = 0 give ‖∇R(W) − ∇R(V)‖/‖W − V‖ = "
+                f"1/(1 + e^(1/100)) > 0.4 (certified: {certified})",
+                figures={"certified_ratio_lower": float(ratio.lower()), "beta_upper": float(beta.upper())})
+    far = [("DS2 × 10, [2, 2, 1]", risk(linear_network((2, 2, 1)), Dataset("DS2 × 10", 10.0 * ds2().Z), "logistic"),
+            1.0, ctx.rng("hessian far data"))]
+    ctx.control("data of norm up to 10 (‖z_i‖ ≤ 1 dropped)",
+                hessian_below_smoothness(Named("DS2 scaled by 10, [2, 2, 1], R = 1", far), samples),
+                "the data hypothesis dropped")
 
 
 # -- eq. (4) = (26): one step of size 1/β(R) inside B(R) ---------------------------------------------------------------
@@ -326,6 +353,27 @@ def ball_points_slack(objective: Objective, radius: float, eta: float, rng: np.r
     return slack[keep] / (1.0 + objective.value(starts[keep])), tightness
 
 
+@criterion("eq. (26) along every step of the runs: slack ≤ 1e-12·(1 + R(W(t)))")
+def descends_along(traces: Named):
+    worst = max(float(np.max(trace_descent_slack(trace))) for trace in traces.value)
+    return worst <= SLACK_TOLERANCE, f"max relative slack {worst:.3g}", {"max_relative_slack": worst}
+
+
+@criterion("eq. (26) at random starts of B(R) with step factor/β(R), where the next point lies in B(R) too: slack ≤ "
+           "1e-12·(1 + R(W))")
+def descends_in_ball(cases: Named, factor: float, count: int):
+    worst, tightness, total = -np.inf, 0.0, 0
+    for objective, radius, rng in cases.value:
+        eta = factor / ball_smoothness(objective.model.depth, radius)
+        slack, tight = ball_points_slack(objective, radius, eta,
+                                         np.random.default_rng(rng.bit_generator.state["state"]["state"]), count)
+        worst, tightness, total = max(worst, float(slack.max())), max(tightness, tight), total + slack.size
+    return worst <= SLACK_TOLERANCE, f"{total} starts, max relative slack {worst:.3g}", {
+        "max_relative_slack": worst, "tightness_guaranteed_over_actual_decrease": tightness}
+
+
+
+
 @claim(
     id="align.eq4",
     ref="Eq. (4) = eq. (26), Sec. 3 and proof of Lemma 6",
@@ -334,12 +382,12 @@ def ball_points_slack(objective: Objective, radius: float, eta: float, rng: np.r
     statement=("If $W(t), W(t+1) in B(R)$ with $R >= 1$ and $eta_t = 1 \\/ beta(R)$, then "
                "$R(W(t+1)) - R(W(t)) <= -eta_t \\/ 2 dot.c norm(nabla R(W(t)))^2$."),
     hypotheses=plain("Assumption 4 (logistic loss)", "‖z_i‖ ≤ 1", "R ≥ 1 (Lemma 5)", "both endpoints in B(R)"),
-    expected="confirmed",
+    conclusions={"R(W(t+1)) − R(W(t)) ≤ −(η_t/2)‖∇R(W(t))‖² for η_t = 1/β(R) with W(t), W(t+1) ∈ B(R)": "confirmed"},
     profiles={"quick": "every step of two Assumption-5 runs; 2000 random starts of B(R) with step 1/β(R) for 4 (net, "
                        "R) "
                        "cases; controls R = 0.2 and the step 40/β(R)",
               "full": "five Assumption-5 runs of 8000–18000 steps, 8000 random starts per case", "paper": "as full"},
-    notes=plain(("Dump: the display of eq. (4) is scattered over several lines; the reading −‖∇R(W(t))‖²/(2β(R)) = "
+    notes=plain(("The printed display of eq. (4) is scattered over several lines; the reading −‖∇R(W(t))‖²/(2β(R)) = "
             "−(η_t/2)‖∇R(W(t))‖² is the one repeated as eq. (26) in App. C."),
            (f"Tolerance: a slack above {SLACK_TOLERANCE:g}·(1 + R(W(t))) counts as a violation (float rounding of a "
            "risk difference)."), ("Under Assumption 5, η_t = min{1/β(R_t), 1} = 1/β(R_t) for the logistic loss "
@@ -347,35 +395,24 @@ def ball_points_slack(objective: Objective, radius: float, eta: float, rng: np.r
 )
 def check_eq4(ctx: Context) -> None:
     traces = [case.assumption5() for case in standard_cases(ctx)]
-    along = max(float(np.max(trace_descent_slack(trace))) for trace in traces)
-    ctx.support("every step of Assumption-5 runs", "numeric", along <= SLACK_TOLERANCE,
-                f"{len(traces)} runs, {sum(t.steps for t in traces)} steps: slack ≤ {SLACK_TOLERANCE:g}",
-                {"max_relative_slack": along})
+    ctx.support("every step of Assumption-5 runs", "numeric",
+                descends_along(Named(f"{len(traces)} Assumption-5 runs", traces)),
+                f"{sum(t.steps for t in traces)} steps")
     count = ctx.pick(2000, 8000)
-    worst, tightness, total = -np.inf, 0.0, 0
-    for index, (objective, radius) in enumerate(
-            [(risk(linear_network((2, 2, 1)), ds2(), "logistic"), 1.0), (risk(linear_network((2, 2, 1)), ds2(),
-                                                                                "logistic"), 2.0),
-             (risk(linear_network((3, 3, 3, 1)), ds3(), "logistic"), 1.0),
-             (risk(linear_network((3, 3, 3, 1)), ds3(), "logistic"), 1.5)]):
-        eta = 1.0 / ball_smoothness(objective.model.depth, radius)
-        slack, tight = ball_points_slack(objective, radius, eta, ctx.rng(f"starts {index}"), count)
-        worst, tightness, total = max(worst, float(slack.max())), max(tightness, tight), total + slack.size
-    ctx.support("random starts of B(R), step 1/β(R)", "numeric", worst <= SLACK_TOLERANCE,
-                f"{total} starts with both endpoints in B(R), over 4 (net, R) cases: slack ≤ {SLACK_TOLERANCE:g}",
-                {"max_relative_slack": worst, "tightness_guaranteed_over_actual_decrease": tightness})
-
-    # controls: R < 1, and endpoints outside B(R)
-    small, _ = ball_points_slack(scalar_problem(), 0.2, 1.0 / ball_smoothness(2, 0.2), ctx.rng("small"), count)
-    ctx.control("R = 0.2 (hypothesis R ≥ 1 dropped)", float(small.max()) > SLACK_TOLERANCE,
-                "scalar net ℓ_log(ab), z = 1, step 1/β(0.2) = 2.5 between points of B(0.2): the same slack is positive",
-                {"max_relative_slack": float(small.max())})
     shallow = risk(linear_network((2, 2, 1)), ds2(), "logistic")
-    long, _ = ball_points_slack(shallow, 1.0, WRONG_CONSTANT / ball_smoothness(2, 1.0), ctx.rng("long"), count)
-    ctx.control(f"smoothness constant β(R)/{WRONG_CONSTANT:g} (wrong constant)", float(long.max()) > SLACK_TOLERANCE,
-                f"DS2, [2, 2, 1], R = 1, step {WRONG_CONSTANT:g}/β(1) between points of B(1): the same slack is "
-                "positive "
-                "(β(R) is loose, but not by this much)", {"max_relative_slack": float(long.max())})
+    deep = risk(linear_network((3, 3, 3, 1)), ds3(), "logistic")
+    cases = [(objective, radius, ctx.rng(f"starts {index}"))
+             for index, (objective, radius) in enumerate([(shallow, 1.0), (shallow, 2.0), (deep, 1.0), (deep, 1.5)])]
+    named = Named("DS2 [2, 2, 1] at R = 1, 2 and DS3 [3, 3, 3, 1] at R = 1, 1.5", cases)
+    ctx.support("random starts of B(R), step 1/β(R)", "numeric", descends_in_ball(named, 1.0, count),
+                "both endpoints in B(R)")
+    # controls: R < 1, and a step too large
+    small = Named("scalar net ℓ_log(ab), z = 1, R = 0.2", [(scalar_problem(), 0.2, ctx.rng("small"))])
+    ctx.control("R = 0.2 (hypothesis R ≥ 1 dropped)", descends_in_ball(small, 1.0, count),
+                "step 1/β(0.2) = 2.5 between points of B(0.2)")
+    ctx.control(f"smoothness constant β(R)/{WRONG_CONSTANT:g} (wrong constant)",
+                descends_in_ball(Named("DS2 [2, 2, 1] at R = 1", [cases[0]]), WRONG_CONSTANT, count),
+                "β(R) is loose, but not by this much")
 
 
 # -- Lemma 6 -----------------------------------------------------------------------------------------------------------
@@ -416,6 +453,21 @@ def lemma6_holds(exit: BallExit) -> bool:
     return exit.exit_step is not None and exit.exit_step <= exit.bound and exit.descent_slack <= SLACK_TOLERANCE
 
 
+@criterion("every run leaves B(R) within its budget and before 1 + 2β(R)R(W(0))/ε(R)², with eq. (26) at every step "
+           "inside")
+def leaves_ball(runs: Named):
+    figures, failed = {}, []
+    for key, objective, theta0, radius, margin, budget in runs.value:
+        exit = ball_exit(objective, theta0, radius, margin, budget)
+        figures[f"exit_step {key}"] = -1 if exit.exit_step is None else exit.exit_step
+        figures[f"tightness_exit_over_bound {key}"] = (exit.exit_step or budget) / exit.bound
+        if not lemma6_holds(exit):
+            failed.append(key)
+    return not failed, f"fails for {failed}" if failed else "every run", figures
+
+
+
+
 @claim(
     id="align.lem6",
     ref="Lemma 6, Sec. 3 (proof in App. C)",
@@ -424,14 +476,15 @@ def lemma6_holds(exit: BallExit) -> bool:
     statement=("Under Assumptions 1, 2 and 4, gradient descent with constant step $1 \\/ beta(R)$, $R >= 1$, started "
                "in $B(R)$, reaches a time $t$ with $max_k norm(W_k (t))_F > R$."),
     hypotheses=plain("Assumptions 1, 2, 4 (logistic loss)", "separable data with ‖z_i‖ ≤ 1", "W(0) ∈ B(R), R ≥ 1"),
-    expected="confirmed",
+    conclusions={"GD with step 1/β(R) from W(0) ∈ B(R) leaves B(R) (within the explicit bound)": "confirmed"},
     profiles={"quick": "DS3, [3, 3, 1], R ∈ {1, 2}: the exit is observed within 2000 steps and within the explicit "
                        "bound 1 + 2β(R)R(W(0))/ε(R)²; controls: a critical start and App. A's antisymmetric start",
               "full": "adds R = 3 for [3, 3, 1] and R = 2 for [3, 3, 3, 1] (budget 20000 steps)", "paper": "as full"},
-    notes=plain(("Dump: 'there exists a time t when W(t)  B(R), in other words, max_k ‖W_k(t)‖_F > R': the ∉ is lost "
-            "and fixed by the 'in other words' clause. The lemma names only Assumption 4's smoothness; β(R) needs"
-            " G too."),
-           ("ε(R) is Lemma 1's constant made explicit (spec): ε(R) = γ ℓ^(−1)(R(W(1)))/(R(1 + e^(R^L))), a lower bound "
+    notes=plain(("The printed text reads 'there exists a time t when W(t)  B(R), in other words, max_k ‖W_k(t)‖_F > "
+            "R': the ∉ is hard to read and fixed by the 'in other words' clause. The lemma names only "
+            "Assumption 4's smoothness; β(R) needs G too."),
+           ("ε(R) is Lemma 1's constant made explicit from its proof: ε(R) = γ ℓ^(−1)(R(W(1)))/(R(1 + e^(R^L))), "
+            "a lower bound "
            "on ‖∂R/∂W_1‖_F along the run while it stays in B(R); the resulting bound on the exit time is "
            "astronomically "
            "loose (tightness figures)."), ("Finite statement checked: the exit happens, within the explicit bound; "
@@ -443,31 +496,24 @@ def check_lem6(ctx: Context) -> None:
     settings = [((3, 3, 1), 1.0, 2000), ((3, 3, 1), 2.0, 2000)]
     if ctx.pick(False, True):
         settings += [((3, 3, 1), 3.0, 20000), ((3, 3, 3, 1), 2.0, 20000)]
-    exits, figures = [], {}
+    runs = []
     for widths, radius, budget in settings:
         objective = risk(linear_network(widths), data, "logistic")
         theta0 = start_in_ball(objective, ctx.rng(f"start {widths} {radius}"), radius)
-        exit = ball_exit(objective, theta0, radius, margin, budget)
-        exits.append(exit)
-        key = f"{list(widths)}, R = {radius:g}"
-        figures[f"exit_step {key}"] = -1 if exit.exit_step is None else exit.exit_step
-        figures[f"tightness_exit_over_bound {key}"] = (exit.exit_step or budget) / exit.bound
-    ctx.support("exit from B(R) within the explicit bound", "numeric", all(lemma6_holds(e) for e in exits),
-                f"{len(exits)} runs: every run leaves B(R) within its budget and before 1 + 2β(R)R(W(0))/ε(R)², with "
-                f"eq. (26) at every step inside (slack ≤ {SLACK_TOLERANCE:g})", figures)
-
+        runs.append((f"{list(widths)}, R = {radius:g}", objective, theta0, radius, margin, budget))
+    ctx.support("exit from B(R) within the explicit bound", "numeric",
+                leaves_ball(Named(f"{len(runs)} runs from Assumption-2 starts in B(R), DS3", runs)),
+                f"eq. (26) slack ≤ {SLACK_TOLERANCE:g} inside")
     # controls: a critical point (Assumption 2 dropped) and App. A's start with R(W(0)) > ℓ(0) never leave
     objective = risk(linear_network((3, 3, 1)), data, "logistic")
-    critical = ball_exit(objective, np.zeros(objective.model.n_params), 1.0, margin, 2000)
+    critical = [("[3, 3, 1], R = 1, W(0) = 0", objective, np.zeros(objective.model.n_params), 1.0, margin, 2000)]
+    ctx.control("critical start W(0) = 0", leaves_ball(Named("critical start W(0) = 0, DS3 [3, 3, 1]", critical)),
+                "∇R(0) = 0 for L ≥ 2: GD never moves and never leaves B(1); ε(R) = 0 gives no bound")
     antisymmetric = risk(linear_network((1, 2, 1)), Dataset("z = 1", np.ones((1, 1))), "logistic")
-    trapped = ball_exit(antisymmetric, np.array([0.5, 0.5, -0.5, -0.5]), 1.0, 1.0, 2000)
-    ctx.control("critical start W(0) = 0", not lemma6_holds(critical),
-                "∇R(0) = 0 for L ≥ 2: GD never moves and never leaves B(1); ε(R) = 0 gives no bound",
-                {"exit_step": -1 if critical.exit_step is None else critical.exit_step})
-    ctx.control("App. A start w_1 = −w_2 (R(W(0)) > ℓ(0))", not lemma6_holds(trapped),
-                "one point z = 1, W_1 = (1/2, 1/2)ᵀ, W_2 = −W_1ᵀ: the antisymmetry is kept and GD shrinks to the "
-                "saddle "
-                "at 0, never leaving B(1)", {"exit_step": -1 if trapped.exit_step is None else trapped.exit_step})
+    trapped = [("App. A, R = 1", antisymmetric, np.array([0.5, 0.5, -0.5, -0.5]), 1.0, 1.0, 2000)]
+    ctx.control("App. A start w_1 = −w_2 (R(W(0)) > ℓ(0))",
+                leaves_ball(Named("App. A start W_1 = (1/2, 1/2)ᵀ, W_2 = −W_1ᵀ, z = 1", trapped)),
+                "the antisymmetry is kept and GD shrinks to the saddle at 0, never leaving B(1)")
 
 
 # -- Assumption 5 ----------------------------------------------------------------------------------------------------
@@ -505,6 +551,20 @@ def printed_clause_departures(trace: DescentTrace) -> int:
     return int(np.sum((gauge[1:-1] <= trace.radii[:-1]) & (np.diff(trace.radii) != 0)))
 
 
+@criterion("no step of any run breaks a property of the implementable Assumption 5 (balls, step rule, R_t ≥ 1, "
+           "growth ≤ 1 and only when needed)")
+def assumption5_invariants(runs: Named):
+    counts: dict[str, int] = {}
+    for trace, smoothness in runs.value:
+        for name, count in assumption5_violations(trace, smoothness).items():
+            counts[name] = counts.get(name, 0) + count
+    broken = {k: v for k, v in counts.items() if v}
+    return (not broken, f"broken: {broken}" if broken else f"none of {len(counts)} properties broken",
+            {f"violations: {k}": v for k, v in counts.items()})
+
+
+
+
 @claim(
     id="align.asm5",
     ref="Assumption 5, Sec. 3",
@@ -516,13 +576,14 @@ def printed_clause_departures(trace: DescentTrace) -> int:
                "$W(t)$ or $W(t) - eta nabla R(W(t))$ (at the current $R$) lies outside $B(R)$; then "
                "$W(t), W(t+1) in B(R_t)$, $R_t >= 1$, and $R_t$ grows by at most 1 per step and only when needed."),
     hypotheses=plain("β(R) of Lemma 5 with the logistic loss's β = 1/4, G = 1"),
-    expected="confirmed",
+    conclusions={"the implementable rule keeps W(t), W(t+1) ∈ B(R_t), η_t = min{1/β(R_t), 1}, R_t ≥ 1, and grows R_t "
+                 "by at most 1 per step, only when needed": "confirmed"},
     profiles={"quick": "the invariant checker on two Assumption-5 runs; controls: the literal printed rule and a "
                        "constant step", "full": "five runs of 8000–18000 steps", "paper": "as full"},
-    notes=plain(("Dump: 'where Rt satisfies W (t)  B(Rt), and if W (t + 1)  B(Rt), Rt+1 = Rt': both ∈ are lost; the "
-            "reading with ∈ in both places is the spec's (§1.5) [uncertain for the second, though ∉ would "
-            "contradict the '= R_t']."),
-           ("The printed assumption (spec §4 E5) does not require W(t+1) ∈ B(R_t), which eq. (26) needs, nor bound the "
+    notes=plain(("The printed text reads 'where Rt satisfies W (t)  B(Rt), and if W (t + 1)  B(Rt), Rt+1 = Rt' with "
+            "both ∈ hard to read; the reading with ∈ in both places is taken [uncertain for the second, though ∉ "
+            "would contradict the '= R_t']."),
+           ("The printed assumption does not require W(t+1) ∈ B(R_t), which eq. (26) needs, nor bound the "
            "growth of R_t, which Lemma 7's 'R_t → ∞ ⇒ iterates unbounded' needs; it also leaves R_t ≥ 1 implicit "
            "(β(R) is only defined for R ≥ 1 in Lemma 5). With R_t < 1 allowed, a loss such as 8ℓ_log (β = 2, G = 8) "
            "gives η_t = 1 near 0, where the curvature is 4, and the risk can increase."),
@@ -535,35 +596,31 @@ def printed_clause_departures(trace: DescentTrace) -> int:
 )
 def check_asm5(ctx: Context) -> None:
     cases = standard_cases(ctx)
-    counts: dict[str, int] = {}
-    radius_curves, departures, steps = {}, 0, 0
+    radius_curves, departures, steps, runs = {}, 0, 0, []
     for case in cases:
         trace = case.assumption5()
-        for name, count in assumption5_violations(trace, _smoothness(case.objective.model)).items():
-            counts[name] = counts.get(name, 0) + count
+        runs.append((trace, _smoothness(case.objective.model)))
         departures += printed_clause_departures(trace)
         steps += trace.steps
         radius_curves[case.label] = (np.arange(1, trace.steps + 1), trace.radii)
-    ctx.support("invariants of the implementable rule", "numeric", sum(counts.values()) == 0,
-                f"{len(cases)} runs, {steps} steps: no step breaks any of {len(counts)} properties ("
-                + "; ".join(counts) + f"); the printed clause R_(t+1) = R_t is departed from at {departures} steps, "
-                "where W(t+1) ∈ B(R_t) but the forced next step would leave B(R_t)",
-                {**{f"violations: {k}": v for k, v in counts.items()}, "printed_clause_departures": departures},
+    ctx.support("invariants of the implementable rule", "numeric",
+                assumption5_invariants(Named(f"{len(cases)} Assumption-5 runs", runs)),
+                f"{steps} steps; the printed clause R_(t+1) = R_t is departed from at {departures} steps, where "
+                "W(t+1) ∈ B(R_t) but the forced next step would leave B(R_t)",
+                {"printed_clause_departures": departures},
                 plot=line("Radii R_t of the implementable Assumption 5", radius_curves, xlabel="step t", ylabel="R_t",
                           xscale="log"))
-
     # controls: the literal printed rule (never looks ahead) and a constant step break the same invariants
     case = cases[0]
     smoothness = _smoothness(case.objective.model)
     literal = GaugeRadiusStep(smoothness, max_layer_norm(case.objective.model), radius=1.0)
-    printed = assumption5_violations(descent_trace(case.objective, case.theta0, case.steps, literal), smoothness)
-    ctx.control("printed rule read literally: R_t = max(R_(t−1), max_k ‖W_k(t)‖_F)", printed["W(t+1) ∉ B(R_t)"] > 0,
-                "the same checker finds steps that leave their ball (W(t+1) ∉ B(R_t)), where eq. (26) is not available",
-                {f"violations: {k}": v for k, v in printed.items()})
+    printed = descent_trace(case.objective, case.theta0, case.steps, literal)
+    ctx.control("printed rule read literally: R_t = max(R_(t−1), max_k ‖W_k(t)‖_F)",
+                assumption5_invariants(Named("the first run under the literal printed rule", [(printed, smoothness)])),
+                "steps leave their ball (W(t+1) ∉ B(R_t)), where eq. (26) is not available")
     constant = descent_trace(case.objective, case.theta0, case.steps, 1.0 / smoothness(1.0))
     constant = DescentTrace(constant.net, constant.theta, constant.gradients, constant.step_sizes, constant.risk,
                             np.ones(constant.steps))
-    fixed = assumption5_violations(constant, smoothness)
-    ctx.control("constant step 1/β(1) with R_t = 1", fixed["W(t) ∉ B(R_t)"] > 0,
-                "the iterates leave B(1) (Lemma 6) and the checker reports it",
-                {f"violations: {k}": v for k, v in fixed.items()})
+    ctx.control("constant step 1/β(1) with R_t = 1",
+                assumption5_invariants(Named("the first run with the constant step 1/β(1)", [(constant, smoothness)])),
+                "the iterates leave B(1) (Lemma 6)")
