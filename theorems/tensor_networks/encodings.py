@@ -160,7 +160,7 @@ def singular_tuple_residual(A: np.ndarray, vectors: Sequence[np.ndarray]) -> tup
 
 def exact_singular_tuple_defect(A: np.ndarray, vectors: Sequence[np.ndarray], s: sympy.Expr) -> list[sympy.Expr]:
     """Entries of A∘(u_1..I..u_L) − s u_l over all l, exactly (sympy)."""
-    return [sympy.nsimplify(e) - s * u for ell, v in enumerate(vectors)
+    return [sympy.expand(e - s * u) for ell, v in enumerate(vectors)
             for e, u in zip(contract_all_but(A, vectors, ell), v)]
 
 
