@@ -7,6 +7,10 @@ its parameters, there is no sharing across layers, and the network is positively
 
 All methods run unchanged on float64 numpy arrays, object arrays (sympy exact numbers, mpmath mpf) and torch
 tensors; see :mod:`numerics.backend`. ReLU derivatives use σ'(0) = ``relu_slope_at_zero`` (0 by default).
+Leaky ReLU, σ(z) = max(z, a·z) with 0 < a < 1 (``negative_slope``, exact numbers stay exact), is positively
+homogeneous too; its derivative is a + (1 − a)·ReLU'(z), so σ'(0) = a + (1 − a)·``relu_slope_at_zero``.
+The engines that resolve ReLU kinks (Clarke subgradients, flow kink events, pattern enumeration) treat only
+``"relu"``; a leaky network is smooth to them away from its kinks.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from numerics import backend as B
 from numerics.backend import Array
 
-Activation = Literal["relu", "linear"]
+Activation = Literal["relu", "linear", "leaky_relu"]
 
 
 class Layer:
@@ -144,15 +148,21 @@ def disjoint_patches(patch: int, n_patches: int) -> Shared:
 
 @dataclass(frozen=True)
 class Network:
-    """A bias-free feed-forward network: its layers, the activation (ReLU or linear) and σ'(0) for ReLU."""
+    """A bias-free feed-forward network: its layers, the activation (ReLU, leaky ReLU or linear), σ'(0) for
+    ReLU and the negative slope a of leaky ReLU."""
 
     layers: tuple[Layer, ...]
     activation: Activation = "relu"
     relu_slope_at_zero: float = 0.0
+    negative_slope: float = 0.0  # a ∈ (0, 1), leaky ReLU only
 
     def __post_init__(self) -> None:
-        if self.activation not in ("relu", "linear"):
+        if self.activation not in ("relu", "linear", "leaky_relu"):
             raise ValueError(f"unknown activation {self.activation!r}")
+        if self.activation == "leaky_relu" and not 0 < float(self.negative_slope) < 1:
+            raise ValueError(f"leaky ReLU needs a negative slope in (0, 1), got {self.negative_slope}")
+        if self.activation != "leaky_relu" and self.negative_slope != 0:
+            raise ValueError("negative_slope is for leaky ReLU networks")
         for lower, upper in zip(self.layers, self.layers[1:]):
             if upper.shape[1] != lower.shape[0]:
                 raise ValueError(f"layer widths do not chain: {lower.shape} then {upper.shape}")
@@ -206,7 +216,18 @@ class Network:
 
     # -- evaluation -----------------------------------------------------------------------------
     def _sigma(self, z: Array) -> Array:
+        if self.activation == "leaky_relu":
+            a = self.negative_slope
+            return z * (a + (1 - a) * B.positive(z))
         return z * B.positive(z) if self.activation == "relu" else z
+
+    def _slopes(self, z: Array) -> Array:
+        """σ'(z) with the network's convention at 0 (ReLU and leaky ReLU)."""
+        derivative = B.relu_derivative(z, self.relu_slope_at_zero)
+        if self.activation == "leaky_relu":
+            a = self.negative_slope
+            return a + (1 - a) * derivative
+        return derivative
 
     def preactivations(self, theta: Array, X: Array) -> list[Array]:
         """Pre-activations h_1..h_{depth-1} of the hidden layers, each n × d_l."""
@@ -237,8 +258,8 @@ class Network:
         hidden, slopes, h = [X], [], X
         for W in matrices[:-1]:
             z = h @ B.transpose(W)
-            if self.activation == "relu":
-                slopes.append(B.relu_derivative(z, self.relu_slope_at_zero))
+            if self.activation in ("relu", "leaky_relu"):
+                slopes.append(self._slopes(z))
                 z = z * slopes[-1]  # σ(z) = z·σ'(z) whatever the convention at 0
             hidden.append(z)
             h = z
@@ -303,3 +324,20 @@ def circular_convolutional(d: int, depth: int, filter_lengths: Sequence[int] | N
     if len(lengths) != depth - 1:
         raise ValueError("need one filter length per hidden layer")
     return Network(tuple([circulant(d, k) for k in lengths] + [Dense(1, d)]), activation)
+
+
+def leaky_relu_network(layers: Sequence[Layer], negative_slope: float, relu_slope_at_zero: float = 0.0) -> Network:
+    """A leaky-ReLU network σ(z) = max(z, a·z), a = ``negative_slope`` ∈ (0, 1) (an exact number stays exact)."""
+    return Network(tuple(layers), "leaky_relu", relu_slope_at_zero, negative_slope)
+
+
+def strided_patches(kernel: int, stride: int, input_dim: int) -> Shared:
+    """One filter of length ``kernel`` slid over the input with ``stride`` (overlapping when stride < kernel):
+    row i reads x[i·stride : i·stride + kernel], for every window that fits (no padding)."""
+    if not (1 <= stride and 1 <= kernel <= input_dim):
+        raise ValueError(f"need 1 ≤ stride and 1 ≤ kernel ≤ input_dim, got {kernel}, {stride}, {input_dim}")
+    windows = (input_dim - kernel) // stride + 1
+    index = np.zeros((windows, input_dim), dtype=int)
+    for i in range(windows):
+        index[i, i * stride:i * stride + kernel] = np.arange(1, kernel + 1)
+    return Shared(tuple(map(tuple, index)))

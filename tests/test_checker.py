@@ -43,6 +43,13 @@ VERDICTS = {
     "margin_thm5_3.toml": [C, R, C],
     "rank_thm1.toml": [C, C, C, C, F],
     "rank_thm2_radius.toml": [C, C, F],
+    # issue 14: leaky ReLU, alignment, predictor directions, depth > 10
+    "leaky_relu_kkt.toml": [C, C, C, C],
+    "deep_linear_aligned_depth12.toml": [C, C, C, C, C, C, R],
+    "multiclass_linear_kkt.toml": [C, C, C, C],
+    "bias_relu_feasible.toml": [C, C],
+    "overlapping_conv_kkt.toml": [C, C, C, C],
+    "gf_limit_aligned_svm.toml": [F, F],
 }
 # Wrong on purpose: (property index, verdict it gets instead of the claimed one, words of the reason).
 WRONG = {
@@ -50,6 +57,13 @@ WRONG = {
     "wrong_not_kkt.toml": [(1, R, "separating direction")],
     "wrong_local_optimum.toml": [(1, C, "second-order sufficient"), (2, R, "angle")],
     "wrong_witness_curve.toml": [(0, I, "the margin of sample 1, 1 - eps, is < 1 for every ε")],
+    "wrong_leaky_relu_kkt.toml": [(1, R, "no multipliers λ ≥ 0 make θ stationary")],
+    "wrong_aligned.toml": [(0, R, "W_11 and W_12 are rank one but not aligned")],
+    "wrong_predictor_direction.toml": [(0, R, "below the optimum 1/‖β*‖₁ = 2")],
+    "wrong_multiclass.toml": [(1, R, "no multipliers λ ≥ 0 make θ stationary")],
+    "wrong_bias.toml": [(0, R, "sample 1 has margin 0 < 1")],
+    "wrong_overlapping_conv.toml": [(1, R, "no multipliers"), (2, R, "optimum 1/18 < ‖u‖² = 1/9")],
+    "wrong_gf_limit.toml": [(0, R, "relative gap between the ℓ1 margin of θ(t)'s predictor and the optimum")],
 }
 
 _reports: dict[str, CheckReport] = {}
@@ -177,13 +191,22 @@ BAD = [
      "parameters.layers[1]: expected a 1×2 matrix, got 2×2"),
     (lambda d: d["data"].__setitem__("inputs", [[1, 2, 3], [4, 5, 6]]),
      "data.inputs: the network takes inputs of dimension 2 but the rows have 3 entries"),
-    (lambda d: d["architecture"].__setitem__("bias", True), "architecture.bias: biases are not supported"),
+    (lambda d: d["architecture"].__setitem__("biases", True), "architecture.biases: write bias = true"),
     (lambda d: d["architecture"].__setitem__("activation", "tanh"),
      "architecture.activation: activation 'tanh' is not positively homogeneous"),
     (lambda d: d["architecture"].__setitem__("activation", "leaky_relu"),
-     "architecture.activation: activation 'leaky_relu' is positively homogeneous, but not supported yet"),
+     "architecture: activation 'leaky_relu' needs negative_slope = a (0 < a < 1)"),
+    (lambda d: d["architecture"].__setitem__("activation", "prelu"),
+     "architecture.activation: activation 'prelu' is positively homogeneous, but not supported yet"),
+    (lambda d: d["architecture"].__setitem__("activation", "LeakyReLU"),
+     "architecture.activation: activation 'LeakyReLU': write 'leaky_relu' (with negative_slope = a, 0 < a < 1)"),
+    (lambda d: d["architecture"].update(activation="leaky_relu", negative_slope=1),
+     "architecture.negative_slope: a must lie in (0, 1) (a = 0 is ReLU), got 1"),
+    (lambda d: d["architecture"].__setitem__("negative_slope", "1/10"),
+     "architecture.negative_slope: only meaningful for activation 'leaky_relu'"),
     (lambda d: d["architecture"].__setitem__("activation", "cube"),
-     "architecture.activation: activation 'cube' is not supported; the checker supports 'relu' and 'linear'"),
+     "architecture.activation: activation 'cube' is not supported; the checker supports 'relu', 'leaky_relu' and "
+     "'linear'"),
     (lambda d: d["data"]["inputs"][0].__setitem__(1, math.nan), "data.inputs[0][1]: nan is not a finite number"),
     (lambda d: d["data"]["inputs"][0].__setitem__(1, "1/4 +"), "data.inputs[0][1]: cannot parse '1/4 +'"),
     (lambda d: d["data"]["inputs"][1].__setitem__(0, "x + 1"), "data.inputs[1][0]: unknown name 'x'"),
@@ -210,6 +233,62 @@ BAD = [
     (lambda d: d["architecture"].__setitem__("depth", 3), "architecture: key 'depth' is not used by type"),
     (lambda d: d["data"].__setitem__("inputs", [[1, 2]] * 300), "data.inputs: needs at most 256 entries"),
     (lambda d: d["parameters"].__setitem__("layers", []), "parameters.layers: needs at least 1 entries"),
+    # issue 14: leaky ReLU, biases, multi-class labels, strided convolutions, aligned, predictor_direction, limits
+    (lambda d: d["architecture"].__setitem__("bias", True),
+     "parameters: missing key 'biases' (one vector per layer; the architecture has bias = true)"),
+    (lambda d: d["parameters"].__setitem__("biases", [[0, 0], [0]]),
+     "parameters.biases: the architecture has no biases (set bias = true)"),
+    (lambda d: (d["architecture"].__setitem__("bias", True), d["parameters"].__setitem__("biases", [[0], [0]])),
+     "parameters.biases[0]: expected a vector of length 2, got a vector of length 1"),
+    (lambda d: (d["architecture"].__setitem__("bias", True), d["parameters"].__setitem__("biases", [[0, 0], [0]]),
+                d["initialization"].__setitem__("biases", [[0, 0], [0]])),
+     "properties[1]: check 'kkt' is about the max-margin problem of a homogeneous network; a network with biases is "
+     "not homogeneous (feasible, rank, stable_rank, aligned, predictor_direction and gf_limit apply)"),
+    (lambda d: d.__setitem__("architecture", {"type": "diagonal", "input_dim": 2, "depth": 2, "activation": "relu",
+                                              "bias": True}),
+     "architecture.bias: biases are supported for fully-connected networks only, not type 'diagonal'"),
+    (lambda d: (d["architecture"].__setitem__("widths", [2, 2, 3]), d["data"].__setitem__("labels", [-1, 1])),
+     "data.labels[0]: with 3 outputs the labels are class indices 0..2, got -1"),
+    (lambda d: (d["architecture"].__setitem__("widths", [2, 2, 3]), d["data"].__setitem__("labels", [0, 3])),
+     "data.labels[1]: with 3 outputs the labels are class indices 0..2, got 3"),
+    (lambda d: (d["architecture"].__setitem__("widths", [2, 2, 3]), d["data"].__setitem__("labels", [0, 1]),
+                d["parameters"]["layers"].__setitem__(1, [[2, 0], [0, 0], [0, 0]]), d.pop("initialization")),
+     "properties[2]: check 'local_optimum' is for scalar outputs; with 3 classes the checker supports"),
+    (lambda d: d.__setitem__("architecture", {"type": "convolutional", "layout": "strided", "input_dim": 2,
+                                              "kernel": 3, "stride": 1, "activation": "relu"}),
+     "architecture.kernel: the kernel (3) is longer than input_dim = 2"),
+    (lambda d: d.__setitem__("architecture", {"type": "convolutional", "layout": "strided", "input_dim": 2,
+                                              "kernel": 1, "activation": "relu"}),
+     "architecture: missing key 'stride'"),
+    (lambda d: d["properties"].__setitem__(0, {"check": "aligned", "layer": 2}),
+     "properties[0].layer: the network has adjacent pairs (layer, layer + 1) for layer 1..1, got 2"),
+    (lambda d: d["properties"].__setitem__(0, {"check": "aligned", "radii": [1]}),
+     "properties[0]: key 'radii' is not an option of check 'aligned'"),
+    (lambda d: d["properties"].__setitem__(0, {"check": "predictor_direction", "direction": "l2_max_margin"}),
+     "properties[0]: an end-to-end linear predictor W_L⋯W_1 exists for linear networks only"),
+    (lambda d: (d["architecture"].__setitem__("activation", "linear"),
+                d["properties"].__setitem__(0, {"check": "predictor_direction"})),
+     "properties[0]: missing key 'direction'"),
+    (lambda d: (d["architecture"].__setitem__("activation", "linear"),
+                d["properties"].__setitem__(0, {"check": "predictor_direction", "direction": "svm"})),
+     "properties[0].direction: 'svm' is not one of 'l2_max_margin', 'l1_max_margin', nor a vector"),
+    (lambda d: (d["architecture"].__setitem__("activation", "linear"),
+                d["properties"].__setitem__(0, {"check": "predictor_direction", "direction": [1, 2, 3]})),
+     "properties[0].direction: expected a vector of length 2 (the predictor's input dimension), got a vector of "
+     "length 3"),
+    (lambda d: (d["architecture"].__setitem__("activation", "linear"),
+                d["properties"].__setitem__(0, {"check": "predictor_direction", "direction": [0, 0]})),
+     "properties[0].direction: the zero vector has no direction"),
+    (lambda d: d["properties"][4].__setitem__("limit", "balanced"),
+     "properties[4].limit: 'balanced' is not one of 'theta', 'aligned', 'predictor_direction'"),
+    (lambda d: d["properties"][4].__setitem__("limit", "predictor_direction"),
+     "properties[4]: an end-to-end linear predictor W_L⋯W_1 exists for linear networks only"),
+    (lambda d: d["properties"][4].__setitem__("layer", 1),
+     "properties[4].layer: for gf_limit only with limit = 'aligned'"),
+    (lambda d: d["properties"][0].__setitem__("direction", [1, 0]),
+     "properties[0]: key 'direction' is not an option of check 'feasible'"),
+    (lambda d: d["properties"][4].__setitem__("direction", [1, 0]),
+     "properties[4].direction: only for predictor_direction (or gf_limit with limit = 'predictor_direction')"),
 ]
 
 
@@ -250,7 +329,8 @@ def test_schema_is_published_and_matches_the_loader():
                             "construction.schema.json").read_text())
     assert published == schema()
     assert set(published["$defs"]["property"]["properties"]["check"]["enum"]) == {
-        "feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum"}
+        "feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum",
+        "aligned", "predictor_direction"}
     with pytest.raises(ConstructionError, match="properties"):
         load_construction({k: v for k, v in BASE.items() if k != "properties"})
 

@@ -17,6 +17,8 @@ from numerics.networks import (
     diagonal,
     disjoint_patches,
     fully_connected,
+    leaky_relu_network,
+    strided_patches,
 )
 
 ARCHITECTURES = {
@@ -27,6 +29,8 @@ ARCHITECTURES = {
     "diag-linear": lambda: diagonal(4, 2, "linear"),
     "circular-conv": lambda: circular_convolutional(4, 3),
     "patches-relu": lambda: Network((disjoint_patches(2, 2), Dense(1, 2)), "relu"),
+    "fc-leaky-deep": lambda: leaky_relu_network((Dense(3, 2), Dense(3, 3), Dense(1, 3)), 0.1),
+    "overlapping-patches-relu": lambda: Network((strided_patches(3, 1, 5), Dense(1, 3)), "relu"),
 }
 
 
@@ -158,3 +162,25 @@ def test_activation_pattern_signs():
     theta = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 1.0])
     X = np.array([[1.0, -1.0], [0.0, 2.0]])
     np.testing.assert_array_equal(net.activation_pattern(theta, X)[0], [[1, -1], [0, 1]])
+
+
+def test_leaky_relu_is_exact_and_positively_homogeneous():
+    a = sympy.Rational(1, 10)
+    net = leaky_relu_network((Dense(2, 2), Dense(1, 2)), a)
+    theta = np.array([1, 0, 0, 1, 1, 1], dtype=object)  # W1 = I, v = (1, 1)
+    X = np.array([[2, -3]], dtype=object)
+    assert net.forward(theta, X)[0, 0] == 2 - sympy.Rational(3, 10)  # σ(2) + σ(−3) = 2 − 3a
+    assert net.jacobian(theta, X)[0, 0, 4:].tolist() == [2, -sympy.Rational(3, 10)]
+    assert net.degree == 2
+    c = sympy.Rational(7, 3)
+    assert net.forward(c * theta, X)[0, 0] == c**2 * net.forward(theta, X)[0, 0]
+    with pytest.raises(ValueError, match="negative slope"):
+        leaky_relu_network((Dense(1, 2),), 1.5)
+
+
+def test_strided_patches_overlap():
+    layer = strided_patches(3, 2, 7)  # windows at 0, 2, 4
+    W = layer.matrix(np.array([1.0, 2.0, 3.0]))
+    assert W.shape == (3, 7)
+    np.testing.assert_array_equal(W[1], [0, 0, 1, 2, 3, 0, 0])
+    np.testing.assert_array_equal(W[2], [0, 0, 0, 0, 1, 2, 3])

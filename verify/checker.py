@@ -15,6 +15,7 @@ rests on, a one-line detail and figures. Evidence kinds:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
@@ -34,7 +35,6 @@ from numerics import exact as E
 from numerics.convex import ConvexReference, max_margin
 from numerics.flows import FlowStatus, GradientFlow
 from numerics.losses import Objective
-from numerics.tensor_network import LinearTensorNetwork
 from verify.claim import EvidenceKind, Verdict
 from verify.construction import EPS, Construction, PropertySpec, load_construction
 
@@ -182,12 +182,49 @@ def _min_margin(c: Construction) -> tuple[Any, int]:
     return q[i], i
 
 
+def _sample_text(c: Construction, i: int) -> str:
+    """'sample i', or for multi-class outputs the sample and the pair of classes of constraint i."""
+    if not c.classes:
+        return f"sample {i}"
+    sample, own, other = c.model.pairs[i]
+    return f"sample {sample} (class {own} vs {other})"
+
+
+def _unresolved_kink(c: Construction) -> str | None:
+    """The KKT engine resolves Clarke subgradients at kinks of scalar ReLU networks only; for leaky ReLU and
+    multi-class ReLU networks it would use the σ'(0) convention at a zero pre-activation of an active sample.
+    Such a kink, described; None where there is none (or the network is linear)."""
+    if c.linear or (c.network.activation == "relu" and not c.classes):
+        return None
+    theta, X, y = _exact_inputs(c)
+    q = E.canonical(kkt.margins(c.model, theta, X, y))
+    active = [i for i in range(len(q)) if E.sign(q[i] - 1) == 0] if c.exact else \
+        [i for i in range(len(q)) if float(q[i]) - 1 <= KKT_TOLERANCE]
+    if not active:
+        return None
+    for layer, Z in enumerate(c.model.preactivations(theta, X[active]), start=1):
+        zero = np.argwhere(E.signs(E.canonical(Z)) == 0)
+        if len(zero):
+            row, neuron = (int(v) for v in zero[0])
+            kind = "leaky ReLU" if c.network.activation == "leaky_relu" else "multi-class ReLU"
+            return (f"the pre-activation of neuron {neuron} of hidden layer {layer} is 0 on active "
+                    f"{_sample_text(c, active[row])}: Clarke subgradients at kinks of {kind} networks are not "
+                    "supported (only at smooth points)")
+    return None
+
+
+def _second_order_supported(c: Construction) -> bool:
+    """The second-order engine keeps the activation pattern of scalar ReLU networks only (and linear ones)."""
+    return c.linear or (c.network.activation == "relu" and not c.classes)
+
+
 def _feasibility(c: Construction) -> _Outcome | None:
     """None if θ is feasible for min ½‖θ‖² s.t. q ≥ 1 (up to rounding for float input), else why not."""
     q_min, i = _min_margin(c)
     below = E.sign(q_min - 1) < 0 if c.exact else float(q_min) < 1 - FLOAT_TOLERANCE
     if below:
-        return _Outcome(Verdict.REFUTED, _rigorous(c), f"θ is infeasible: sample {i} has margin {_show(q_min)} < 1",
+        return _Outcome(Verdict.REFUTED, _rigorous(c), f"θ is infeasible: {_sample_text(c, i)} has margin "
+                        f"{_show(q_min)} < 1",
                         {"min_margin": _figure(q_min), "sample": i})
     return None
 
@@ -291,12 +328,13 @@ def check_feasible(c: Construction, spec: PropertySpec) -> _Outcome:
         q_min, i = _min_margin(c)
         figures = {"min_margin": _figure(q_min), "sample": i}
         if E.sign(q_min - 1) >= 0:
-            return _Outcome(Verdict.CERTIFIED, _rigorous(c), f"every margin is ≥ 1 (minimum {_show(q_min)} at sample "
-                                                             f"{i})", figures)
+            kind = "multi-class margin" if c.classes else "margin"
+            return _Outcome(Verdict.CERTIFIED, _rigorous(c), f"every {kind} is ≥ 1 (minimum {_show(q_min)} at "
+                                                             f"{_sample_text(c, i)})", figures)
         if not c.exact and float(q_min) >= 1 - tolerance:
-            return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"minimum margin {float(q_min):.17g} at sample "
-                            f"{i}: ≥ 1 up to the tolerance {tolerance:g} (float rounding)", figures)
-        return _Outcome(Verdict.REFUTED, _rigorous(c), f"sample {i} has margin {_show(q_min)} < 1", figures)
+            return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"minimum margin {float(q_min):.17g} at "
+                            f"{_sample_text(c, i)}: ≥ 1 up to the tolerance {tolerance:g} (float rounding)", figures)
+        return _Outcome(Verdict.REFUTED, _rigorous(c), f"{_sample_text(c, i)} has margin {_show(q_min)} < 1", figures)
     residuals = E.canonical(c.model.forward(theta, X) - Y)
     worst = max(float(abs(r)) for r in residuals.ravel())
     figures = {"max_residual": worst}
@@ -327,6 +365,9 @@ def check_kkt(c: Construction, spec: PropertySpec) -> _Outcome:
         after = f"; its rescaling θ/q_min^(1/{model.degree}) is numerically a KKT point with λ ≈ " \
                 f"{_rounded(rescaled.multipliers, 6)}" if rescaled.status == "kkt" else ""
         return _Outcome(slack.verdict, slack.evidence, f"not a KKT point: {slack.detail}{after}", slack.figures)
+    kink = _unresolved_kink(c)
+    if kink is not None:
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no verdict: {kink}")
     model, theta, X, y = _mode_inputs(c)
     result = kkt.kkt_check(model, theta, X, y, tol=tolerance)
     kind = EvidenceKind.EXACT if result.proved else EvidenceKind.NUMERIC
@@ -345,8 +386,11 @@ def check_kkt(c: Construction, spec: PropertySpec) -> _Outcome:
     if result.status == "kkt":
         verdict = Verdict.CERTIFIED if result.exact else Verdict.CONFIRMED
         residual = "exactly 0" if result.exact else f"{float(result.stationarity_residual):.2g}"
+        if c.classes:
+            figures["active_pairs"] = "; ".join(_sample_text(c, i) for i in result.active)
+        what = "constraints (sample, class pairs; see active_pairs)" if c.classes else "samples"
         return _Outcome(verdict, kind, f"θ = Σ λ_i ∂q_i(θ) with λ = {_vector_text(result.multipliers)} on active "
-                        f"samples {list(result.active)}; stationarity residual {residual}{at_kinks}", figures)
+                        f"{what} {list(result.active)}; stationarity residual {residual}{at_kinks}", figures)
     return _Outcome(Verdict.REFUTED, kind, f"not a KKT point: {result.message}; relative stationarity residual "
                     f"{_show(result.stationarity_residual)}{at_kinks}", figures)
 
@@ -360,7 +404,10 @@ def check_local_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
         return not_tight
     theta, X, y = _exact_inputs(c)
     curve_failure = ""
-    if "witness" in spec.options:
+    if "witness" in spec.options and not _second_order_supported(c):
+        curve_failure = "witness curves are certified for ReLU and linear networks only (the leaky ReLU signs along " \
+                        "the curve are not resolved)"
+    elif "witness" in spec.options:
         curve = kkt.certify_witness_curve(c.model, theta, X, y, spec.options["witness"], EPS, spec.options["eps_max"])
         figures = {"curve_margins": ", ".join(map(str, curve.margins)),
                    "curve_improvement": str(curve.improvement), "curve_distance_squared": str(curve.distance_squared)}
@@ -373,7 +420,11 @@ def check_local_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     search = _search(c.model, c.float_model, theta, X, y, radii, LOCAL_STARTS)
     figures = _search_figures(search)
     model, theta_m, X_m, y_m = _mode_inputs(c)
-    second = kkt.second_order_check(model, theta_m, X_m, y_m)
+    if _second_order_supported(c):
+        second = kkt.second_order_check(model, theta_m, X_m, y_m)
+    else:  # its finite-difference stencil would not keep the leaky ReLU pattern
+        second = kkt.SecondOrderResult("unsupported", False, "no second-order test for leaky ReLU networks",
+                                       kkt.kkt_check(model, theta_m, X_m, y_m))
     figures["second_order"] = second.status + (" (sufficient)" if second.sufficient else "")
     if curve_failure:
         return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"{curve_failure} (local search: "
@@ -434,8 +485,7 @@ def _global_reference(c: Construction) -> str | None:
     ReLU ones (fully connected or diagonal), else None."""
     if global_optimum.supports(c.model):
         return "patterns"
-    linear = isinstance(c.model, LinearTensorNetwork) or c.model.activation == "linear"
-    if not linear:
+    if not c.linear:
         return None
     if c.family in ("fully_connected", "tensor/fully_connected"):
         return "svm"
@@ -623,7 +673,16 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
     if not trajectory.s[-1] > 0:  # the flow never left θ(0): nothing is known about its limit
         return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no evidence: the flow did not move from θ(0) "
                         f"({trajectory.status.value}: {trajectory.message})", figures)
-    if direction:
+    limit = spec.options.get("limit", "theta")
+    if limit != "theta":
+        tolerance = float(spec.options.get("tolerance", ANGLE_TOLERANCE))
+        gap, measure, limit_figures = _limit_gap(c, spec, final, tolerance)
+        figures |= limit_figures
+        middle = _third_way(trajectory.theta)
+        if middle is not None and np.any(middle):
+            figures["gap_at_a_third"] = _limit_gap(c, spec, middle, tolerance)[0]
+        direction = True  # a property of the direction of θ(t): no "still moving" test
+    elif direction:
         tolerance = float(spec.options.get("tolerance", ANGLE_TOLERANCE))
         gap = metrics.angle(final, theta) if np.any(final) else math.pi
         figures["angle"] = gap
@@ -652,6 +711,28 @@ def check_gf_limit(c: Construction, spec: PropertySpec) -> _Outcome:
     loss = f"loss {math.exp(log_loss):.4g}" if log_loss > -700 else f"loss e^{log_loss:.4g}"
     return _Outcome(verdict, EvidenceKind.NUMERIC, f"after {horizon} ({trajectory.nfev} evaluations, {loss}): "
                     f"{measure} {relation} tolerance {tolerance:g}", figures)
+
+
+def _limit_gap(c: Construction, spec: PropertySpec, point: np.ndarray, tolerance: float
+               ) -> tuple[float, str, dict[str, Any]]:
+    """How far θ(t) is from the claimed property of the limit (float; 0 when it holds exactly), in words."""
+    if spec.options["limit"] == "aligned":
+        ratio, misfit, figures = _alignment_errors(c.network.matrices(point), _pairs(c, spec))
+        gap = max(ratio, misfit)
+        return gap, (f"alignment of θ(t): largest σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}, "
+                     f"worst {gap:.3g}"), figures
+    target = _target(c, spec.options["direction"])
+    beta = np.asarray(c.predictor(point), dtype=float)
+    if target.matrix is None or not np.any(beta):
+        return math.pi, f"no comparison ({target.message or 'the predictor of θ(t) is 0'})", {}
+    if target.l1_norm is not None:
+        outcome = _direction_verdict(c, beta, target, tolerance, False)
+        gap = abs(outcome.figures["l1_margin"] - outcome.figures["l1_optimum"]) / outcome.figures["l1_optimum"]
+        return gap, f"relative gap between the ℓ1 margin of θ(t)'s predictor and the optimum {gap:.3g}", \
+            outcome.figures
+    angle = metrics.angle(beta, B.to_float(target.matrix))
+    return angle, f"angle between θ(t)'s end-to-end predictor and {target.text} {angle:.3g} rad", \
+        {"angle": angle, "predictor": _rounded(beta.reshape(-1) / np.linalg.norm(beta), 6)}
 
 
 def _recent_motion(trajectory: Any) -> float:
@@ -787,6 +868,190 @@ def _fraction(value: Any) -> Fraction:
     return Fraction(float(value))
 
 
+# -- layer alignment ---------------------------------------------------------------------------------------------
+def _aligned_exact(matrices: list[np.ndarray], pairs: list[int]) -> tuple[bool, str, dict[str, Any]]:
+    """Exactly: every W_k of the pairs has rank one and, for each pair (k, k + 1), the row space of W_{k+1} is the
+    column space of W_k (rank [W_k | W_{k+1}ᵀ] = 1), i.e. the top right singular vector of W_{k+1} is the top left
+    one of W_k (up to the joint sign convention of singular vectors)."""
+    layers = sorted({k for pair in pairs for k in (pair, pair + 1)})
+    ranks = {k: len(E.independent_rows(E.canonical(matrices[k - 1]))) for k in layers}
+    figures: dict[str, Any] = {"ranks": ", ".join(f"W_{k}: {ranks[k]}" for k in layers)}
+    for k in layers:
+        if ranks[k] != 1:
+            return False, f"W_{k} has rank {ranks[k]}, not 1", figures
+    for k in pairs:
+        joint = np.concatenate([matrices[k - 1], matrices[k].T], axis=1)
+        if len(E.independent_rows(E.canonical(joint))) != 1:
+            return False, (f"W_{k} and W_{k + 1} are rank one but not aligned: the top right singular vector of "
+                           f"W_{k + 1} is not ± the top left singular vector of W_{k}"), figures
+    return True, "", figures
+
+
+def _alignment_errors(matrices: list[np.ndarray], pairs: list[int]) -> tuple[float, float, dict[str, Any]]:
+    """Float: max over the layers of σ2/σ1 (distance from rank one) and over the pairs of 1 − |⟨v_{k+1}, u_k⟩|."""
+    layers = sorted({k for pair in pairs for k in (pair, pair + 1)})
+    svd = {k: np.linalg.svd(np.asarray(matrices[k - 1], dtype=float)) for k in layers}
+    ratio = {k: (float(svd[k][1][1] / svd[k][1][0]) if len(svd[k][1]) > 1 and svd[k][1][0] > 0 else
+                 (0.0 if svd[k][1][0] > 0 else math.inf)) for k in layers}
+    misfit = {k: 1.0 - abs(float(svd[k + 1][2][0] @ svd[k][0][:, 0])) for k in pairs}
+    figures = {"rank_one_ratios": ", ".join(f"W_{k}: {ratio[k]:.3g}" for k in layers),
+               "alignment_errors": ", ".join(f"({k}, {k + 1}): {misfit[k]:.3g}" for k in pairs)}
+    return max(ratio.values()), max(misfit.values()), figures
+
+
+def _pairs(c: Construction, spec: PropertySpec) -> list[int]:
+    if "layer" in spec.options:
+        return [spec.options["layer"]]
+    return list(range(1, len(c.network.layers)))
+
+
+def check_aligned(c: Construction, spec: PropertySpec) -> _Outcome:
+    """Adjacent layers rank one and aligned (W_k = s_k u_k v_kᵀ with v_{k+1} = ±u_k): exactly for exact input and
+    on the binary values of floats, else singular vectors in floating point against a tolerance."""
+    pairs = _pairs(c, spec)
+    where = f"layers {pairs[0]} and {pairs[0] + 1}" if len(pairs) == 1 else f"all {len(pairs) + 1} layers"
+    matrices = c.network.matrices(E.to_exact(c.theta))
+    holds, why, figures = _aligned_exact(matrices, pairs)
+    if holds:
+        return _Outcome(Verdict.CERTIFIED, _rigorous(c), f"{where}: rank one and aligned, W_(k+1)'s row space = W_k's "
+                        "column space for each adjacent pair (exact" + ("" if c.exact else
+                                                                       ", on the binary values of the floats") + ")",
+                        figures)
+    if c.exact:
+        return _Outcome(Verdict.REFUTED, EvidenceKind.EXACT, f"not aligned: {why} (exact)", figures)
+    tolerance = float(spec.options.get("tolerance", RANK_TOLERANCE))
+    ratio, misfit, float_figures = _alignment_errors(c.network.matrices(B.to_float(c.theta)), pairs)
+    figures |= float_figures | {"tolerance": tolerance}
+    if ratio <= tolerance and misfit <= tolerance:
+        return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{where}: rank one and aligned up to the tolerance "
+                        f"{tolerance:g} (largest σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}); "
+                        f"exactly on the floats' binary values: {why}", figures)
+    return _Outcome(Verdict.REFUTED, EvidenceKind.NUMERIC, f"not aligned within the tolerance {tolerance:g}: largest "
+                    f"σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}", figures)
+
+
+# -- the end-to-end predictor's direction -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Target:
+    """The claimed direction: a matrix (d_out × d_in; rows of a vector for scalar outputs), exact when it can be,
+    or the ℓ1 max-margin value (the ℓ1 direction need not be unique: it is decided by the margin)."""
+
+    text: str
+    matrix: np.ndarray | None  # exact object array, or float when only a numeric solution exists
+    exact: bool
+    l1_norm: Any = None  # ‖β*‖₁ of the ℓ1 max-margin problem: a direction is optimal iff its ℓ1 margin is 1/‖β*‖₁
+    message: str = ""
+
+
+def _kesler(inputs: np.ndarray, labels: np.ndarray, classes: int) -> np.ndarray:
+    """Rows (e_(y_i) − e_j) ⊗ x_i, j ≠ y_i: multi-class margins of W are ⟨row, vec W⟩ (row-major)."""
+    rows = []
+    for x, y in zip(inputs, labels):
+        for j in range(classes):
+            if j != int(y):
+                row = np.array([0 * x[0]] * (classes * len(x)), dtype=inputs.dtype)
+                row[int(y) * len(x):(int(y) + 1) * len(x)] = x
+                row[j * len(x):(j + 1) * len(x)] = -x
+                rows.append(row)
+    return np.array(rows, dtype=inputs.dtype)
+
+
+def _target(c: Construction, direction: Any) -> _Target:
+    if not isinstance(direction, str):
+        entries = np.array(direction, dtype=object)
+        if any(isinstance(v, float) for v in entries.ravel()):
+            return _Target("the given direction", E.to_exact(entries), False)
+        return _Target("the given direction", entries, True)
+    X, y = E.to_exact(c.inputs), E.to_exact(c.labels)
+    if c.classes:
+        solved = max_margin(_kesler(X, c.labels, c.classes), np.array([sympy.Integer(1)] * (len(y) * (c.classes - 1)),
+                                                                       dtype=object))
+    else:
+        solved = max_margin(X, y, norm="l1" if direction == "l1_max_margin" else "l2")
+    name = {"l2_max_margin": "the ℓ2 max-margin direction", "l1_max_margin": "the ℓ1 max-margin direction"}[direction]
+    if solved.status == "failed":
+        return _Target(name, None, False, message=f"the max-margin problem failed: {solved.message}")
+    shape = (c.classes, -1) if c.classes else (1, -1)
+    if solved.certificate is not None:
+        matrix = np.array(solved.certificate.solution, dtype=object).reshape(shape)
+        return _Target(name + " (exact certificate)", matrix, True,
+                       solved.certificate.norm if direction == "l1_max_margin" else None)
+    return _Target(name + f" (numeric: {solved.message})", np.asarray(solved.solution, dtype=float).reshape(shape),
+                   False, solved.norm if direction == "l1_max_margin" else None)
+
+
+def _l1_margin_gap(beta: np.ndarray, X: np.ndarray, y: np.ndarray, l1_norm: Any) -> Any:
+    """min_i y_i⟨β, x_i⟩·‖β*‖₁ − ‖β‖₁: zero iff β attains the optimal ℓ1 margin 1/‖β*‖₁ (negative otherwise)."""
+    values = E.canonical(y * (X @ beta))
+    smallest = min(values, key=lambda v: float(v))
+    for v in values:
+        if E.sign(v - smallest) < 0:
+            smallest = v
+    norm = sum((v if E.sign(v) >= 0 else -v) for v in beta)
+    return E.canonical([smallest * l1_norm - norm])[0]
+
+
+def _direction_verdict(c: Construction, beta: np.ndarray, target: _Target, tolerance: float, rigorous: bool
+                       ) -> _Outcome:
+    """Is the predictor β (exact when ``rigorous``, else float) in the direction of the target?"""
+    flat = beta.reshape(-1)
+    figures: dict[str, Any] = {"predictor": _rounded(B.to_float(flat), 8)}
+    if target.matrix is None:
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"no reference direction: {target.message}")
+    if rigorous and np.all(E.signs(E.canonical(flat)) == 0) or not rigorous and not np.any(B.to_float(flat)):
+        return _Outcome(Verdict.REFUTED, _rigorous(c) if rigorous else EvidenceKind.NUMERIC, "the end-to-end predictor "
+                        "is 0: it has no direction", figures)
+    evidence = _rigorous(c) if rigorous else EvidenceKind.NUMERIC
+    if target.l1_norm is not None:
+        if rigorous and target.exact:
+            gap = _l1_margin_gap(flat, E.to_exact(c.inputs), E.to_exact(c.labels), target.l1_norm)
+            figures["l1_margin_gap"] = _figure(gap)
+            if E.sign(gap) == 0:
+                return _Outcome(Verdict.CERTIFIED, evidence, f"the predictor attains the optimal ℓ1 margin "
+                                f"1/‖β*‖₁ = {_show(E.canonical([1 / target.l1_norm])[0])}: it is an ℓ1 max-margin "
+                                f"direction ({target.text})", figures)
+            if c.exact:
+                return _Outcome(Verdict.REFUTED, evidence, f"the predictor's ℓ1-normalized margin is below the optimum "
+                                f"1/‖β*‖₁ = {_show(E.canonical([1 / target.l1_norm])[0])} ({target.text})", figures)
+        Xf, yf, bf = B.to_float(c.inputs), B.to_float(c.labels), B.to_float(flat)
+        margin = float(np.min(yf * (Xf @ bf))) / float(np.sum(np.abs(bf)))
+        optimum = 1.0 / float(target.l1_norm)
+        figures |= {"l1_margin": margin, "l1_optimum": optimum}
+        verdict = Verdict.CONFIRMED if abs(margin - optimum) <= tolerance * optimum else Verdict.REFUTED
+        return _Outcome(verdict, EvidenceKind.NUMERIC, f"ℓ1-normalized margin {margin:.8g} vs the optimum "
+                        f"{optimum:.8g} ({target.text}; relative tolerance {tolerance:g})", figures)
+    reference = target.matrix.reshape(-1)
+    if rigorous and target.exact:
+        parallel = len(E.independent_rows(E.canonical(np.stack([flat, reference])))) == 1
+        positive = E.sign(E.canonical([E.dot(flat, reference)])[0]) > 0
+        if parallel and positive:
+            return _Outcome(Verdict.CERTIFIED, evidence, f"the end-to-end predictor is a positive multiple of "
+                            f"{target.text} {_vector_text(reference)}", figures)
+        if c.exact:
+            why = "the opposite direction" if parallel else "not parallel to it"
+            return _Outcome(Verdict.REFUTED, evidence, f"the end-to-end predictor {_vector_text(flat)} is {why} of "
+                            f"{target.text} {_vector_text(reference)}", figures)
+    bf, rf = B.to_float(flat), B.to_float(reference)
+    angle = metrics.angle(bf, rf)
+    figures |= {"angle": angle, "reference": _rounded(rf, 8)}
+    verdict = Verdict.CONFIRMED if angle <= tolerance else Verdict.REFUTED
+    relation = "≤" if angle <= tolerance else ">"
+    return _Outcome(verdict, EvidenceKind.NUMERIC, f"angle between the end-to-end predictor and {target.text} "
+                    f"{angle:.3g} rad {relation} tolerance {tolerance:g}", figures)
+
+
+def check_predictor_direction(c: Construction, spec: PropertySpec) -> _Outcome:
+    """The end-to-end linear predictor W_L⋯W_1 (β of a tensor network) is a positive multiple of the given vector
+    or of the ℓ2 max-margin solution (exact SVM certificate), or attains the optimal ℓ1 margin."""
+    target = _target(c, spec.options["direction"])
+    beta = c.predictor(E.to_exact(c.theta))
+    outcome = _direction_verdict(c, beta, target, float(spec.options.get("tolerance", RANK_TOLERANCE)), True)
+    if c.biased:
+        outcome = dataclasses.replace(outcome, detail=outcome.detail + " (the weights' product; biases are not part "
+                                                                       "of the direction)")
+    return outcome
+
+
 # -- per-layer max margin ----------------------------------------------------------------------------------------
 def check_layer_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     """With the other layers fixed, is layer l the minimum-norm solution of y_iΦ ≥ 1 (problem (4) of paper 001)?
@@ -804,7 +1069,7 @@ def check_layer_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
         return _layer_curve(c, spec, layer)
     restriction, u = kkt.restrict_to_layer(c.model, theta, layer - 1)
     float_restriction, _ = kkt.restrict_to_layer(c.float_model, B.to_float(theta), layer - 1)
-    linear = isinstance(c.model, LinearTensorNetwork) or c.model.activation == "linear" or layer == len(c.model.sizes)
+    linear = c.linear or layer == len(c.model.sizes)
     if linear:
         return _layer_qp(c, restriction, u, X, y, range(len(y)), layer, "its margin constraints are linear in it")
     frozen = _frozen_later_pattern(c, theta, X, y, layer)
@@ -849,6 +1114,9 @@ def _layer_curve(c: Construction, spec: PropertySpec, layer: int) -> _Outcome:
     """A witness curve that changes only this layer: certified, it proves the layer is not a local minimum of its
     own problem (the other layers, and so their norm, stay fixed)."""
     theta, X, y = _exact_inputs(c)
+    if not _second_order_supported(c):
+        return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, "no verdict: witness curves are certified for "
+                        "ReLU and linear networks only (the leaky ReLU signs along the curve are not resolved)")
     curve = np.array(spec.options["witness"], dtype=object)
     block = kkt.restrict_to_layer(c.model, theta, layer - 1)[0].block
     outside = np.ones(len(theta), dtype=bool)
@@ -940,7 +1208,8 @@ def _layer_qp(c: Construction, restriction: kkt.LayerRestriction, u: np.ndarray,
 CHECKERS: dict[str, Callable[[Construction, PropertySpec], _Outcome]] = {
     "feasible": check_feasible, "kkt": check_kkt, "local_optimum": check_local_optimum,
     "global_optimum": check_global_optimum, "gf_limit": check_gf_limit, "rank": check_rank,
-    "stable_rank": check_stable_rank, "layer_optimum": check_layer_optimum,
+    "stable_rank": check_stable_rank, "layer_optimum": check_layer_optimum, "aligned": check_aligned,
+    "predictor_direction": check_predictor_direction,
 }
 
 

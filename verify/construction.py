@@ -30,13 +30,31 @@ import numpy as np
 import sympy
 from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr, rationalize
 
+from numerics import backend as B
 from numerics import exact as E
-from numerics.networks import Dense, Network, circular_convolutional, diagonal, disjoint_patches, fully_connected
+from numerics.networks import (
+    Dense,
+    Network,
+    circular_convolutional,
+    diagonal,
+    disjoint_patches,
+    fully_connected,
+    strided_patches,
+)
 from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor, diagonal_tensor, fully_connected_tensor
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "construction.schema.json"
-CHECKS = ("feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum")
+CHECKS = ("feasible", "kkt", "local_optimum", "global_optimum", "gf_limit", "rank", "stable_rank", "layer_optimum",
+          "aligned", "predictor_direction")
 MARGIN_ONLY = frozenset({"kkt", "local_optimum", "global_optimum", "layer_optimum"})
+# The max-margin problem min ½‖θ‖² s.t. margins ≥ 1 is the implicit-bias problem of homogeneous networks only: with
+# biases these checks are refused; feasible, rank, stable_rank, aligned, predictor_direction and gf_limit apply.
+HOMOGENEOUS_ONLY = MARGIN_ONLY
+# Multi-class outputs: the margin problem's constraints are f_{y_i}(x_i) − f_j(x_i) ≥ 1 for j ≠ y_i; the searches and
+# second-order / pattern engines are for scalar outputs.
+MULTICLASS_UNSUPPORTED = frozenset({"local_optimum", "global_optimum", "layer_optimum"})
+DIRECTIONS = ("l2_max_margin", "l1_max_margin")
+LIMITS = ("theta", "aligned", "predictor_direction")
 EPS = sympy.Symbol("eps", positive=True)  # the variable of witness curves
 
 _MAX_PARAMETERS = 4096
@@ -46,7 +64,141 @@ _MAX_EXPONENT = 64
 _MAX_INTEGER_DIGITS = 60
 _FUNCTIONS = {"sqrt": (sympy.sqrt, 1), "cbrt": (sympy.cbrt, 1), "root": (sympy.root, 2)}
 
-Model = Network | LinearTensorNetwork
+
+
+class PairMargins:
+    """Multi-class margins as a scalar model: 'sample' p (the input row is its index) is a pair (i, j), j ≠ y_i,
+    with output f_{y_i}(θ; x_i) − f_j(θ; x_i). min_p of these is the multi-class margin
+    min_i (f_{y_i}(x_i) − max_{j≠y_i} f_j(x_i)); the max-margin problem's constraints are the pairs' margins ≥ 1,
+    and Σ_p e^{−q_p} is the multi-class exponential loss, so the scalar engines (margins, KKT multipliers, the
+    flow) run on it unchanged."""
+
+    d_in = 1
+    d_out = 1
+
+    def __init__(self, network: Network, X: np.ndarray, labels: Sequence[int]) -> None:
+        self.network, self.X = network, X
+        self.pairs = tuple((i, int(y), j) for i, y in enumerate(labels) for j in range(network.d_out) if j != y)
+        self.activation = network.activation
+        self.relu_slope_at_zero = network.relu_slope_at_zero
+
+    def __getattr__(self, name: str) -> Any:  # degree, sizes, n_params, split, matrices, layers, ...
+        if name in ("network", "X", "pairs"):
+            raise AttributeError(name)
+        return getattr(self.network, name)
+
+    def _index(self, P: Any) -> tuple[list[int], list[int], list[int]]:
+        ids = [int(v) for v in np.asarray(P, dtype=object).reshape(-1)]
+        chosen = [self.pairs[k] for k in ids]
+        return [p[0] for p in chosen], [p[1] for p in chosen], [p[2] for p in chosen]
+
+    def forward(self, theta: Any, P: Any) -> Any:
+        samples, own, other = self._index(P)
+        F = self.network.forward(theta, self.X[samples])
+        rows = np.arange(len(samples))
+        return (F[..., rows, own] - F[..., rows, other])[..., None]
+
+    def vjp(self, theta: Any, P: Any, G: Any) -> Any:
+        samples, own, other = self._index(P)
+        G = np.asarray(G)
+        full = np.repeat(G * 0, self.network.d_out, axis=-1)
+        for k, (a, b) in enumerate(zip(own, other)):
+            full[..., k, a] = full[..., k, a] + G[..., k, 0]
+            full[..., k, b] = full[..., k, b] - G[..., k, 0]
+        return self.network.vjp(theta, self.X[samples], full)
+
+    def jacobian(self, theta: Any, P: Any) -> Any:
+        samples, own, other = self._index(P)
+        J = self.network.jacobian(theta, self.X[samples])
+        rows = np.arange(len(samples))
+        return (J[rows, own, :] - J[rows, other, :])[:, None, :]
+
+    def preactivations(self, theta: Any, P: Any) -> list[Any]:
+        return self.network.preactivations(theta, self.X[self._index(P)[0]])
+
+
+class BiasedNetwork:
+    """A fully-connected network with a bias vector in every layer: z_l = W_l h_{l−1} + b_l. θ lists per layer
+    W_l (row-major) then b_l. Not positively homogeneous: Φ(cθ) ≠ c^L Φ(θ)."""
+
+    def __init__(self, network: Network) -> None:
+        self.network = network
+        self.layers = network.layers
+        self.activation = network.activation
+        self.relu_slope_at_zero = network.relu_slope_at_zero
+        self.d_in, self.d_out, self.depth = network.d_in, network.d_out, network.depth
+        self.sizes = tuple(layer.n_params + layer.shape[0] for layer in network.layers)
+        self.n_params = sum(self.sizes)
+
+    def split(self, theta: Any) -> list[Any]:
+        parts, start = [], 0
+        for size in self.sizes:
+            parts.append(theta[..., start:start + size])
+            start += size
+        return parts
+
+    def _weights(self, theta: Any) -> list[tuple[Any, Any]]:
+        return [(layer.matrix(u[..., :layer.n_params]), u[..., layer.n_params:])
+                for layer, u in zip(self.layers, self.split(theta))]
+
+    def matrices(self, theta: Any) -> list[Any]:
+        return [W for W, _ in self._weights(theta)]
+
+    def biases(self, theta: Any) -> list[Any]:
+        return [b for _, b in self._weights(theta)]
+
+    def preactivations(self, theta: Any, X: Any) -> list[Any]:
+        out, h = [], X
+        for W, b in self._weights(theta)[:-1]:
+            z = h @ B.transpose(W) + b[..., None, :]
+            out.append(z)
+            h = self.network._sigma(z)
+        return out
+
+    def forward(self, theta: Any, X: Any) -> Any:
+        weights = self._weights(theta)
+        h = X
+        for W, b in weights[:-1]:
+            h = self.network._sigma(h @ B.transpose(W) + b[..., None, :])
+        W, b = weights[-1]
+        return h @ B.transpose(W) + b[..., None, :]
+
+    def vjp(self, theta: Any, X: Any, G: Any) -> Any:
+        """∇_θ Σ_i ⟨G_i, Φ(θ; x_i)⟩ for one θ (no run axis)."""
+        weights = self._weights(theta)
+        hidden, slopes, h = [X], [], X
+        for W, b in weights[:-1]:
+            z = h @ B.transpose(W) + b[None, :]
+            if self.activation != "linear":
+                slopes.append(self.network._slopes(z))
+                z = z * slopes[-1]
+            hidden.append(z)
+            h = z
+        grads: list[Any] = [None] * len(weights)
+        delta = G
+        for k in range(len(weights) - 1, -1, -1):
+            gW = B.transpose(delta) @ hidden[k]
+            grads[k] = np.concatenate([np.asarray(gW).reshape(-1), np.asarray(delta).sum(axis=0)])
+            if k > 0:
+                delta = delta @ weights[k][0]
+                if slopes:
+                    delta = delta * slopes[k - 1]
+        return np.concatenate(grads)
+
+    def jacobian(self, theta: Any, X: Any) -> Any:
+        n, eye = X.shape[0], np.eye(self.d_out, dtype=int)
+        exact = np.asarray(X).dtype == object or np.asarray(theta).dtype == object
+        rows = []
+        for i in range(n):
+            per_output = []
+            for o in range(self.d_out):
+                G = eye[o][None, :].astype(object if exact else float)
+                per_output.append(self.vjp(theta, X[i:i + 1], G))
+            rows.append(per_output)
+        return np.array(rows, dtype=object if exact else float)
+
+
+Model = Network | LinearTensorNetwork | PairMargins | BiasedNetwork
 
 
 class ConstructionError(ValueError):
@@ -85,10 +237,31 @@ class Construction:
     layers: tuple[np.ndarray, ...]  # θ per layer, as given (matrices for dense layers)
     theta0: np.ndarray | None
     properties: tuple[PropertySpec, ...] = field(default=())
+    # The network itself (for multi-class outputs ``model`` is its :class:`PairMargins`), its inputs and labels
+    # (class indices for multi-class outputs) in the construction's arithmetic.
+    network: Any = None
+    inputs: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    classes: int = 0  # number of classes of a multi-class output, 0 for a scalar output
+    biased: bool = False
 
     @property
     def margin_loss(self) -> bool:
         return self.loss != "square"
+
+    @property
+    def linear(self) -> bool:
+        """A linear network (linear activation or a linear tensor network): it has an end-to-end predictor."""
+        return isinstance(self.network, LinearTensorNetwork) or self.network.activation == "linear"
+
+    def predictor(self, theta: np.ndarray) -> np.ndarray:
+        """The end-to-end linear predictor: W_L⋯W_1 (d_out × d_in), or β of a tensor network (1 × d_in)."""
+        if isinstance(self.network, LinearTensorNetwork):
+            return np.asarray(self.network.beta(theta)).reshape(1, -1)
+        product = None
+        for W in self.network.matrices(theta):
+            product = W if product is None else W @ product
+        return product
 
 
 # -- numbers -------------------------------------------------------------------------------------------------
@@ -256,20 +429,23 @@ def _location(path: Sequence[Any]) -> str:
 
 # Activations named in error messages: positively homogeneous ones the engines do not implement yet (σ(cz) = cσ(z)
 # for c > 0 holds for them, so the theory applies), and common ones that are not positively homogeneous.
-_HOMOGENEOUS_UNSUPPORTED = {"leaky_relu", "leakyrelu", "leaky relu", "leaky-relu", "lrelu", "prelu", "abs"}
+_HOMOGENEOUS_UNSUPPORTED = {"prelu", "abs"}
+_LEAKY_SPELLINGS = {"leakyrelu", "leaky relu", "leaky-relu", "lrelu"}
 _NOT_HOMOGENEOUS = {"tanh", "sigmoid", "logistic", "gelu", "elu", "selu", "softplus", "swish", "silu", "mish",
                     "sin", "exp", "relu6", "hardtanh", "square", "quadratic"}
 
 
 def _activation_message(name: Any) -> str:
-    supported = "the checker supports 'relu' and 'linear'"
+    supported = "the checker supports 'relu', 'leaky_relu' and 'linear'"
     key = name.strip().lower() if isinstance(name, str) else None
+    if key in _LEAKY_SPELLINGS:
+        return f"activation {name!r}: write 'leaky_relu' (with negative_slope = a, 0 < a < 1)"
     if key in _HOMOGENEOUS_UNSUPPORTED:
         return (f"activation {name!r} is positively homogeneous, but not supported yet (its kinks have two nonzero "
                 f"slopes, which the KKT, flow and pattern engines do not handle); {supported}")
     if key in _NOT_HOMOGENEOUS:
         return f"activation {name!r} is not positively homogeneous; {supported}"
-    return f"activation {name!r} is not supported; {supported} (bias-free positively homogeneous networks)"
+    return f"activation {name!r} is not supported; {supported} (positively homogeneous activations)"
 
 
 def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
@@ -278,9 +454,8 @@ def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
     if error.validator == "additionalProperties":
         extra = sorted(set(instance) - set(error.schema.get("properties", {})))
         key = extra[0] if extra else "?"
-        if key in ("bias", "biases"):
-            return (f"{where}.{key}: biases are not supported (the checker needs a bias-free, positively homogeneous "
-                    "network)")
+        if key in ("bias", "biases") and where == "architecture":
+            return f"{where}.{key}: write bias = true (fully-connected networks only)"
         return f"{where}: unknown key {key!r}"
     if error.validator == "enum" and "propertyNames" in error.schema_path:
         owner = document
@@ -288,6 +463,10 @@ def _schema_message(error: jsonschema.ValidationError, document: Any) -> str:
             owner = owner[part]
         if where.startswith("properties["):
             return f"{where}: key {instance!r} is not an option of check {owner.get('check')!r}"
+        if instance == "bias":
+            return f"{where}.bias: biases are supported for fully-connected networks only, not type " \
+                   f"{owner.get('type')!r}"
+
         return f"{where}: key {instance!r} is not used by type {owner.get('type')!r}"
     if error.validator == "enum" and list(error.absolute_path)[-1:] == ["activation"]:
         return f"{where}: {_activation_message(instance)}"
@@ -369,8 +548,22 @@ def _architecture(spec: Mapping[str, Any]) -> tuple[Model, Model, str]:
     activation = spec.get("activation", "linear")
     slope_value = spec.get("relu_slope_at_zero", 0)
     slope = parse_number(slope_value, "architecture.relu_slope_at_zero")
-    if "relu_slope_at_zero" in spec and activation != "relu":
+    if "relu_slope_at_zero" in spec and activation not in ("relu", "leaky_relu"):
         raise ConstructionError("architecture.relu_slope_at_zero: only meaningful for ReLU networks")
+    if "negative_slope" in spec and activation != "leaky_relu":
+        raise ConstructionError("architecture.negative_slope: only meaningful for activation 'leaky_relu'")
+    negative = 0
+    if activation == "leaky_relu":
+        if "negative_slope" not in spec:
+            raise ConstructionError("architecture: activation 'leaky_relu' needs negative_slope = a (0 < a < 1), "
+                                    "e.g. \"1/10\"")
+        negative = parse_number(spec["negative_slope"], "architecture.negative_slope")
+        if not 0 < float(negative) < 1:
+            raise ConstructionError(f"architecture.negative_slope: a must lie in (0, 1) (a = 0 is ReLU), got "
+                                    f"{spec['negative_slope']!r}")
+    if spec.get("bias", False) and kind != "fully_connected":
+        raise ConstructionError(f"architecture.bias: biases are supported for fully-connected networks only, not "
+                                f"type {kind!r}")
     if not 0 <= float(slope) <= 1:
         raise ConstructionError(f"architecture.relu_slope_at_zero: σ'(0) must lie in [0, 1], got {slope_value}")
     if kind == "tensor":
@@ -378,33 +571,56 @@ def _architecture(spec: Mapping[str, Any]) -> tuple[Model, Model, str]:
             raise ConstructionError("architecture.activation: tensor networks are linear")
         model = _tensor_network(spec)
         return model, model, f"linear tensor network ({spec['encoding']}, sizes {'-'.join(map(str, model.sizes))})"
-    name = "ReLU" if activation == "relu" else "linear"
+    name = {"relu": "ReLU", "leaky_relu": f"leaky ReLU (a = {spec.get('negative_slope')})",
+            "linear": "linear"}[activation]
+    internal = "relu" if activation == "leaky_relu" else activation  # builders take relu/linear; leaky set below
     if kind == "fully_connected":
         widths = spec["widths"]
-        network = fully_connected(widths, activation)
+        network = fully_connected(widths, internal)
         description = f"fully-connected {name} {'-'.join(map(str, widths))}"
+        if spec.get("bias", False):
+            description += (", with biases (not homogeneous: the max-margin checks kkt, local_optimum, global_optimum "
+                            "and layer_optimum do not apply)")
     elif kind == "diagonal":
-        network = diagonal(spec["input_dim"], spec["depth"], activation)
+        network = diagonal(spec["input_dim"], spec["depth"], internal)
         description = f"diagonal {name}, input dimension {spec['input_dim']}, depth {spec['depth']}"
     elif spec["layout"] == "disjoint_patches":
-        network = Network((disjoint_patches(spec["patch"], spec["patches"]), Dense(1, spec["patches"])), activation)
+        network = Network((disjoint_patches(spec["patch"], spec["patches"]), Dense(1, spec["patches"])), internal)
         description = (f"convolutional {name}, {spec['patches']} disjoint patches of size {spec['patch']}, "
                        "then a dense output row")
+    elif spec["layout"] == "strided":
+        kernel, stride, dim = spec["kernel"], spec["stride"], spec["input_dim"]
+        if kernel > dim:
+            raise ConstructionError(f"architecture.kernel: the kernel ({kernel}) is longer than input_dim = {dim}")
+        conv = strided_patches(kernel, stride, dim)
+        network = Network((conv, Dense(1, conv.shape[0])), internal)
+        overlap = "overlapping" if stride < kernel else "non-overlapping"
+        description = (f"convolutional {name}, one filter of size {kernel} with stride {stride} on input dimension "
+                       f"{dim} ({conv.shape[0]} {overlap} windows), then a dense output row")
     else:
         lengths = spec.get("filter_lengths")
         if lengths is not None and (len(lengths) != spec["depth"] - 1 or max(lengths) > spec["input_dim"]):
             raise ConstructionError(f"architecture.filter_lengths: need {spec['depth'] - 1} lengths between 1 and "
                                     f"input_dim = {spec['input_dim']}")
-        network = circular_convolutional(spec["input_dim"], spec["depth"], lengths, activation)
+        network = circular_convolutional(spec["input_dim"], spec["depth"], lengths, internal)
         description = f"circular convolutional {name}, input dimension {spec['input_dim']}, depth {spec['depth']}"
     if network.n_params > _MAX_PARAMETERS:
         raise ConstructionError(f"architecture: {network.n_params} parameters, more than the {_MAX_PARAMETERS} "
                                 "this checker handles")
     # Integers 0 and 1 work in every number system; other slopes are kept exact for the exact engines.
     exact_slope = int(float(slope)) if float(slope) in (0.0, 1.0) else E.to_exact_number(slope)
-    model = dataclasses.replace(network, relu_slope_at_zero=exact_slope)
-    float_model = dataclasses.replace(network, relu_slope_at_zero=float(slope))
-    if activation == "relu" and float(slope) != 0:
+    leaky = {"activation": "leaky_relu", "negative_slope": E.to_exact_number(negative)} \
+        if activation == "leaky_relu" else {}
+    model = dataclasses.replace(network, relu_slope_at_zero=exact_slope, **leaky)
+    float_leaky = {"activation": "leaky_relu", "negative_slope": float(negative)} if leaky else {}
+    float_model = dataclasses.replace(network, relu_slope_at_zero=float(slope), **float_leaky)
+    if spec.get("bias", False):
+        biased = BiasedNetwork(model)
+        if biased.n_params > _MAX_PARAMETERS:
+            raise ConstructionError(f"architecture: {biased.n_params} parameters, more than the {_MAX_PARAMETERS} "
+                                    "this checker handles")
+        model, float_model = biased, BiasedNetwork(float_model)
+    if activation in ("relu", "leaky_relu") and float(slope) != 0:
         description += f", σ'(0) = {slope}"
     return model, float_model, description
 
@@ -474,6 +690,36 @@ def _layers(spec: Mapping[str, Any], model: Model, where: str, symbols: Mapping[
     return parsed
 
 
+def _biases(spec: Mapping[str, Any], model: Any, where: str, symbols: Mapping[str, sympy.Symbol] | None = None
+            ) -> list[list[Any]]:
+    """Per-layer bias vectors of a network with biases (``biases = [b_1, …, b_L]``)."""
+    lengths = [layer.shape[0] for layer in model.layers]
+    if "biases" not in spec:
+        raise ConstructionError(f"{where}: missing key 'biases' (one vector per layer; the architecture has "
+                                "bias = true)")
+    given = spec["biases"]
+    if len(given) != len(lengths):
+        raise ConstructionError(f"{where}.biases: expected {len(lengths)} bias vectors, got {len(given)}")
+    out = []
+    for index, (values, length) in enumerate(zip(given, lengths)):
+        if any(isinstance(v, list) for v in values) or len(values) != length:
+            raise ConstructionError(f"{where}.biases[{index}]: expected a vector of length {length}, got "
+                                    f"{_shape_text(values)}")
+        out.append(_vector(values, f"{where}.biases[{index}]", symbols))
+    return out
+
+
+def _flat_parameters(spec: Mapping[str, Any], model: Any, where: str) -> list[Any]:
+    """θ: per layer the weights (row-major), then the layer's biases when the network has them."""
+    layers = _layers(spec, model, where)
+    if not isinstance(model, BiasedNetwork):
+        if "biases" in spec:
+            raise ConstructionError(f"{where}.biases: the architecture has no biases (set bias = true)")
+        return [v for layer in layers for v in layer]
+    biases = _biases(spec, model, where)
+    return [v for layer, bias in zip(layers, biases) for v in (*layer, *bias)]
+
+
 # -- data -----------------------------------------------------------------------------------------------------
 def _data(spec: Mapping[str, Any], loss: str, model: Model) -> tuple[list[list[Any]], list[Any]]:
     inputs = _matrix(spec["inputs"], "data.inputs")
@@ -495,11 +741,16 @@ def _data(spec: Mapping[str, Any], loss: str, model: Model) -> tuple[list[list[A
         raise ConstructionError(f"data.targets: the {loss} loss needs 'labels' (±1), not targets")
     if "labels" not in spec:
         raise ConstructionError(f"data: missing key 'labels' (±1 per sample, for the {loss} loss)")
-    if model.d_out != 1:
-        raise ConstructionError(f"architecture: the {loss} loss needs a scalar output, got {model.d_out} outputs")
     labels = _vector(spec["labels"], "data.labels")
     if len(labels) != n:
         raise ConstructionError(f"data.labels: expected {n} labels (one per row of data.inputs), got {len(labels)}")
+    if model.d_out != 1:  # multi-class: class indices 0..k−1
+        k = model.d_out
+        for i, label in enumerate(labels):
+            if not (isinstance(label, sympy.Integer) and 0 <= label < k):
+                raise ConstructionError(f"data.labels[{i}]: with {k} outputs the labels are class indices 0..{k - 1}, "
+                                        f"got {spec['labels'][i]!r}")
+        return inputs, [int(label) for label in labels]
     for i, label in enumerate(labels):
         if float(label) not in (1.0, -1.0):
             raise ConstructionError(f"data.labels[{i}]: labels must be +1 or -1, got {spec['labels'][i]!r}")
@@ -514,13 +765,74 @@ def _positive(value: Any, where: str) -> Any:
     return number
 
 
-def _property(spec: Mapping[str, Any], index: int, loss: str, model: Model, has_initialization: bool
-              ) -> PropertySpec:
+def _is_linear(model: Any) -> bool:
+    return isinstance(model, LinearTensorNetwork) or model.activation == "linear"
+
+
+def _direction(value: Any, where: str, model: Any, classes: int, loss: str) -> Any:
+    """'l2_max_margin' / 'l1_max_margin', or a given vector (scalar output) / matrix (d_out × d_in), parsed."""
+    if isinstance(value, str):
+        if value not in DIRECTIONS:
+            raise ConstructionError(f"{where}: {value!r} is not one of {', '.join(map(repr, DIRECTIONS))}, "
+                                    "nor a vector")
+        if loss == "square":
+            raise ConstructionError(f"{where}: the {value} direction is of labelled data; it needs the exponential "
+                                    "or logistic loss")
+        if value == "l1_max_margin" and classes:
+            raise ConstructionError(f"{where}: the ℓ1 max-margin direction is for scalar outputs; multi-class "
+                                    "outputs have the ℓ2 (Frobenius) one, 'l2_max_margin'")
+        return value
+    if not isinstance(value, list) or not value:
+        raise ConstructionError(f"{where}: expected a vector, a matrix, 'l2_max_margin' or 'l1_max_margin'")
+    if model.d_out == 1:
+        if any(isinstance(v, list) for v in value) or len(value) != model.d_in:
+            raise ConstructionError(f"{where}: expected a vector of length {model.d_in} (the predictor's input "
+                                    f"dimension), got {_shape_text(value)}")
+        vector = _vector(value, where)
+        rows = [vector]
+    else:
+        got = _shape_text(value)
+        if got != f"a {model.d_out}×{model.d_in} matrix":
+            raise ConstructionError(f"{where}: expected a {model.d_out}×{model.d_in} matrix (outputs × inputs), got "
+                                    f"{got.removeprefix('a ')}")
+        rows = _matrix(value, where)
+    entries = [v for row in rows for v in row]
+    if all(float(v) == 0 for v in entries):
+        raise ConstructionError(f"{where}: the zero vector has no direction")
+    return rows
+
+
+def _property(spec: Mapping[str, Any], index: int, loss: str, model: Model, has_initialization: bool,
+              classes: int = 0) -> PropertySpec:
     where = f"properties[{index}]"
     check = spec["check"]
+    biased = isinstance(model, BiasedNetwork)
     if check in MARGIN_ONLY and loss == "square":
         raise ConstructionError(f"{where}: check {check!r} is about the max-margin problem and needs the "
                                 "exponential or logistic loss")
+    if check in HOMOGENEOUS_ONLY and biased:
+        raise ConstructionError(f"{where}: check {check!r} is about the max-margin problem of a homogeneous "
+                                "network; a network with biases is not homogeneous (feasible, rank, stable_rank, "
+                                "aligned, predictor_direction and gf_limit apply)")
+    if check in MULTICLASS_UNSUPPORTED and classes:
+        raise ConstructionError(f"{where}: check {check!r} is for scalar outputs; with {classes} classes the checker "
+                                "supports feasible, kkt, gf_limit, rank, stable_rank, aligned and predictor_direction")
+    limit = spec.get("limit", "theta") if check == "gf_limit" else None
+    if check == "aligned" or limit == "aligned":
+        if isinstance(model, LinearTensorNetwork):
+            raise ConstructionError(f"{where}: alignment needs weight matrices; tensor-network layers are vectors")
+        if len(model.layers) < 2:
+            raise ConstructionError(f"{where}: alignment needs at least two layers")
+    if check == "predictor_direction" or limit == "predictor_direction":
+        if not _is_linear(model):
+            raise ConstructionError(f"{where}: an end-to-end linear predictor W_L⋯W_1 exists for linear networks "
+                                    "only (activation 'linear' or a tensor network)")
+        if "direction" not in spec:
+            raise ConstructionError(f"{where}: predictor_direction needs 'direction' (a vector, 'l2_max_margin' or "
+                                    "'l1_max_margin')")
+    if "direction" in spec and not (check == "predictor_direction" or limit == "predictor_direction"):
+        raise ConstructionError(f"{where}.direction: only for predictor_direction (or gf_limit with limit = "
+                                "'predictor_direction')")
     options: dict[str, Any] = {}
     for key in ("tolerance", "time", "norm"):
         if key in spec:
@@ -533,10 +845,23 @@ def _property(spec: Mapping[str, Any], index: int, loss: str, model: Model, has_
     for key in ("starts", "clock", "scope"):
         if key in spec:
             options[key] = spec[key]
+    if "direction" in spec:
+        options["direction"] = _direction(spec["direction"], f"{where}.direction", model, classes, loss)
+    if check == "gf_limit":
+        options["limit"] = limit
+        if classes and loss != "exponential":
+            raise ConstructionError(f"{where}: gf_limit on {classes} classes integrates the multi-class exponential "
+                                    "loss Σ_i Σ_(j≠y_i) e^(−(f_(y_i) − f_j)); set loss = \"exponential\"")
     if "layer" in spec:
         depth = len(model.sizes)
+        if check == "gf_limit" and limit != "aligned":
+            raise ConstructionError(f"{where}.layer: for gf_limit only with limit = 'aligned' (the pair to check)")
+        if check == "aligned" or limit == "aligned":
+            depth -= 1  # the pair (layer, layer + 1)
         if not 1 <= spec["layer"] <= depth:
-            raise ConstructionError(f"{where}.layer: the network has layers 1..{depth}, got {spec['layer']}")
+            what = f"adjacent pairs (layer, layer + 1) for layer 1..{depth}" if "aligned" in (check, limit) else \
+                f"layers 1..{depth}"
+            raise ConstructionError(f"{where}.layer: the network has {what}, got {spec['layer']}")
         if check in ("rank", "stable_rank") and isinstance(model, LinearTensorNetwork):
             raise ConstructionError(f"{where}: {check} needs weight matrices; tensor-network layers are vectors")
         options["layer"] = spec["layer"]
@@ -580,21 +905,36 @@ def load_construction(source: str | Path | Mapping[str, Any]) -> Construction:
     exact = not (_has_float(document["data"]["inputs"]) or _has_float(document["data"].get("labels", []))
                  or _has_float(document["data"].get("targets", [])) or _has_float(document["parameters"]["layers"]))
     model, float_model, architecture = _architecture(document["architecture"])
+    exact = exact and not _has_float(document["parameters"].get("biases", []))
     inputs, outputs = _data(document["data"], loss, model)
     layers = _layers(document["parameters"], model, "parameters")
+    flat = _flat_parameters(document["parameters"], model, "parameters")
     theta0 = None
     if "initialization" in document:
-        theta0 = _array([v for layer in _layers(document["initialization"], model, "initialization") for v in layer],
-                        exact=False)
-    properties = tuple(_property(spec, i, loss, model, theta0 is not None)
+        theta0 = _array(_flat_parameters(document["initialization"], model, "initialization"), exact=False)
+    classes = model.d_out if loss != "square" and model.d_out > 1 else 0
+    properties = tuple(_property(spec, i, loss, model, theta0 is not None, classes)
                        for i, spec in enumerate(document["properties"]))
     shapes = _layer_shapes(model)
-    theta = _array([v for layer in layers for v in layer], exact)
+    theta = _array(flat, exact)
+    X = _array(inputs, exact)
+    network, labels = model, np.array(outputs, dtype=object if exact else np.float64)
+    Y = _array(outputs, exact)
+    if classes:  # the scalar engines run on the pairs (i, j ≠ y_i); `network` keeps the network itself
+        float_network = float_model
+        model = PairMargins(network, E.to_exact(X), outputs)
+        float_model = PairMargins(float_network, B.to_float(X), outputs)
+        X = np.arange(len(model.pairs)).reshape(-1, 1).astype(object if exact else np.float64)
+        if exact:
+            X = np.vectorize(sympy.Integer, otypes=[object])(X)
+        Y = _array([1] * len(model.pairs), exact)
+        architecture += f", {classes} classes (multi-class margin min_i f_(y_i)(x_i) − max_(j≠y_i) f_j(x_i))"
     return Construction(
         origin=origin, title=document.get("title", Path(origin).stem if origin != "<dict>" else "construction"),
         source=document.get("source", ""), description=document.get("description", ""),
         model=model, float_model=float_model, architecture=architecture, loss=loss, exact=exact,
         family=_family(document["architecture"]),
-        X=_array(inputs, exact), Y=_array(outputs, exact), theta=theta,
+        X=X, Y=Y, theta=theta,
         layers=tuple(_array(layer, exact).reshape(shape) for layer, shape in zip(layers, shapes)),
-        theta0=theta0, properties=properties)
+        theta0=theta0, properties=properties, network=network, inputs=_array(inputs, exact),
+        labels=labels, classes=classes, biased=isinstance(network, BiasedNetwork))
