@@ -466,3 +466,60 @@ def test_searches_and_numeric_optima_without_evidence_decide_nothing():
     assert checker._compare_numeric(8.0, math.nan, "f", solved).verdict is I
     assert checker._compare_numeric(9.0, 8.0, "f", solved).verdict is R
     assert checker._compare_numeric(8.0, 8.0, "f", solved).verdict is F
+
+
+# -- issue 14: the new architectures and properties beyond their examples ------------------------------------------
+def test_aligned_float_input_exact_on_binary_values_or_within_tolerance():
+    document = tomllib.loads((EXAMPLES / "deep_linear_aligned_depth12.toml").read_text())
+    document["properties"] = [{"check": "aligned"}, {"check": "predictor_direction", "direction": "l2_max_margin"}]
+    floating = check_construction(as_floats(document))
+    aligned, direction = floating.results  # 3/5, 4/5 are not binary: the floats are aligned only up to rounding
+    assert (aligned.verdict, aligned.evidence) == (F, EvidenceKind.NUMERIC), aligned.detail
+    assert "largest σ2/σ1" in aligned.detail and direction.verdict in (C, F), direction.detail
+    document = as_floats(document)
+    document["parameters"]["layers"][-1][0][0] += 1e-6  # W_12 tilted by about 1e-6 rad: not exactly aligned
+    document["properties"] = [{"check": "aligned", "tolerance": 1e-5}, {"check": "aligned"}]
+    tilted = check_construction(document)
+    assert [(r.verdict, r.evidence) for r in tilted.results] == [(F, EvidenceKind.NUMERIC), (R, EvidenceKind.NUMERIC)]
+
+
+def test_leaky_relu_kink_on_an_active_sample_is_inconclusive_not_decided_by_convention():
+    document = tomllib.loads((EXAMPLES / "leaky_relu_kkt.toml").read_text())
+    # one neuron off: W1 row 2 = 0 and v2 = 0; the active samples then see a zero pre-activation (a kink)
+    document["parameters"]["layers"][0][1] = [0, 0]
+    document["parameters"]["layers"][1][0][1] = 0
+    document["parameters"]["layers"][0][0] = ["(8/9)**(1/4)/sqrt(2)", "(8/9)**(1/4)/sqrt(2)"]
+    document["parameters"]["layers"][1][0][0] = "(8/9)**(1/4)"
+    document["properties"] = [{"check": "kkt"}]
+    result = check_construction(document).results[0]
+    assert result.verdict is I and "Clarke subgradients at kinks of leaky ReLU networks" in result.detail, result.detail
+
+
+def test_multiclass_gradient_flow_of_the_exponential_loss():
+    document = tomllib.loads((EXAMPLES / "multiclass_linear_kkt.toml").read_text())
+    document["initialization"] = {"layers": [[[0.1, -0.05], [0.02, 0.08]],
+                                             [[0.07, 0.01], [-0.03, 0.09], [0.05, -0.02]]]}
+    document["properties"] = [{"check": "gf_limit", "limit": "predictor_direction", "direction": "l2_max_margin"}]
+    result = check_construction(document).results[0]
+    assert result.verdict is F and result.figures["angle"] < 0.01, result.detail
+    document["loss"] = "logistic"
+    with pytest.raises(ConstructionError, match="integrates the multi-class exponential loss"):
+        load_construction(document)
+
+
+def test_wrapped_models_have_consistent_gradients():
+    import numpy as np
+
+    for name in ("bias_relu_feasible.toml", "multiclass_linear_kkt.toml"):
+        c = load_construction(EXAMPLES / name)
+        rng = np.random.default_rng(0)
+        theta = rng.normal(size=c.model.n_params) + 0.1
+        X = np.asarray(c.X, dtype=float)
+        J = c.float_model.jacobian(theta, X)
+        h = 1e-6
+        model = c.float_model
+        numeric = np.stack([(model.forward(theta + h * e, X) - model.forward(theta - h * e, X)) / (2 * h)
+                            for e in np.eye(len(theta))], axis=-1)
+        np.testing.assert_allclose(J, numeric, atol=1e-6)
+        G = rng.normal(size=(X.shape[0], c.float_model.d_out))
+        np.testing.assert_allclose(c.float_model.vjp(theta, X, G), np.einsum("no,nop->p", G, J), atol=1e-10)

@@ -719,7 +719,7 @@ def _limit_gap(c: Construction, spec: PropertySpec, point: np.ndarray, tolerance
     if spec.options["limit"] == "aligned":
         ratio, misfit, figures = _alignment_errors(c.network.matrices(point), _pairs(c, spec))
         gap = max(ratio, misfit)
-        return gap, (f"alignment of θ(t): largest σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}, "
+        return gap, (f"alignment of θ(t): largest σ2/σ1 {ratio:.3g}, largest ∠(v_(k+1), ±u_k) {misfit:.3g}, "
                      f"worst {gap:.3g}"), figures
     target = _target(c, spec.options["direction"])
     beta = np.asarray(c.predictor(point), dtype=float)
@@ -888,12 +888,16 @@ def _aligned_exact(matrices: list[np.ndarray], pairs: list[int]) -> tuple[bool, 
 
 
 def _alignment_errors(matrices: list[np.ndarray], pairs: list[int]) -> tuple[float, float, dict[str, Any]]:
-    """Float: max over the layers of σ2/σ1 (distance from rank one) and over the pairs of 1 − |⟨v_{k+1}, u_k⟩|."""
+    """Float: max over the layers of σ2/σ1 (distance from rank one) and over the pairs of the angle between
+    v_{k+1} and ±u_k (radians)."""
     layers = sorted({k for pair in pairs for k in (pair, pair + 1)})
     svd = {k: np.linalg.svd(np.asarray(matrices[k - 1], dtype=float)) for k in layers}
     ratio = {k: (float(svd[k][1][1] / svd[k][1][0]) if len(svd[k][1]) > 1 and svd[k][1][0] > 0 else
                  (0.0 if svd[k][1][0] > 0 else math.inf)) for k in layers}
-    misfit = {k: 1.0 - abs(float(svd[k + 1][2][0] @ svd[k][0][:, 0])) for k in pairs}
+    misfit = {}
+    for k in pairs:  # the angle between v_{k+1} and ±u_k (singular vectors have no sign)
+        angle = metrics.angle(svd[k + 1][2][0], svd[k][0][:, 0])
+        misfit[k] = min(angle, math.pi - angle)
     figures = {"rank_one_ratios": ", ".join(f"W_{k}: {ratio[k]:.3g}" for k in layers),
                "alignment_errors": ", ".join(f"({k}, {k + 1}): {misfit[k]:.3g}" for k in pairs)}
     return max(ratio.values()), max(misfit.values()), figures
@@ -924,10 +928,10 @@ def check_aligned(c: Construction, spec: PropertySpec) -> _Outcome:
     figures |= float_figures | {"tolerance": tolerance}
     if ratio <= tolerance and misfit <= tolerance:
         return _Outcome(Verdict.CONFIRMED, EvidenceKind.NUMERIC, f"{where}: rank one and aligned up to the tolerance "
-                        f"{tolerance:g} (largest σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}); "
+                        f"{tolerance:g} (largest σ2/σ1 {ratio:.3g}, largest ∠(v_(k+1), ±u_k) {misfit:.3g}); "
                         f"exactly on the floats' binary values: {why}", figures)
     return _Outcome(Verdict.REFUTED, EvidenceKind.NUMERIC, f"not aligned within the tolerance {tolerance:g}: largest "
-                    f"σ2/σ1 {ratio:.3g}, largest 1 − |⟨v_(k+1), u_k⟩| {misfit:.3g}", figures)
+                    f"σ2/σ1 {ratio:.3g}, largest ∠(v_(k+1), ±u_k) {misfit:.3g}", figures)
 
 
 # -- the end-to-end predictor's direction -------------------------------------------------------------------------
