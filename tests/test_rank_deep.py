@@ -161,14 +161,6 @@ def test_fig1_data_and_initialization() -> None:
     assert np.histogram(directions, bins=4, range=(-np.pi, np.pi))[0].min() > 90  # roughly uniform (125 each)
 
 
-def test_rank_one_zero_loss_network() -> None:
-    W, V = F.rank_one_zero_loss_layers()
-    X, Y = F.fig1_data()
-    outputs = F.fig1_network().forward(np.concatenate([W.ravel(), V.ravel()]), X)
-    np.testing.assert_allclose(outputs, Y, atol=1e-12)
-    assert np.linalg.matrix_rank(W) == 1
-
-
 def test_run_fig1_statistics() -> None:
     stats = F.run_fig1(steps=20, step_size=1e-2, runs=6, seed=3, device="cpu")
     assert stats.final_loss.shape == (6,) and stats.singular_values.shape == (6, 2, 2)
