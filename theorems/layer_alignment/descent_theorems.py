@@ -266,18 +266,19 @@ def converging(a: Alignment) -> tuple[bool, RateFit]:
 
 
 @criterion("finite-time proxy of one conclusion of Theorem 4 on every run: over the last decade of t_GF the "
-           "quantity decreases, at least like (ln t)^(−1/4) for the angle and (ln t)^(−1/2) for 1 − |⟨v_1, target⟩| "
-           "(about the angle squared)")
+           "quantity decreases at least like (ln t)^(−1/4): ∠(w_prod, target) for w_prod, ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ "
+           "for the target, the proof's mechanism) for v_1")
 def theorem4_part(runs: Named, target: Named, part: str):
     failed, figures = [], {}
     for label, trace in runs.value:
         a = alignment(trace, target.value)
         late = last_decade(a.time)
         if part == "first layer":
-            fit = fit_rate(a.time[late], a.singular_deficit[late], "log")
-            ok = is_monotone(a.singular_deficit[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.5
+            fit = fit_rate(a.time[late], a.perpendicular_ratio[late], "log")
+            ok = is_monotone(a.perpendicular_ratio[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
             figures[f"{label}: final_singular_deficit"] = float(a.singular_deficit[-1])
-            figures[f"{label}: deficit_exponent_in_ln_t"] = fit.exponent
+            figures[f"{label}: final_perpendicular_ratio"] = float(a.perpendicular_ratio[-1])
+            figures[f"{label}: perpendicular_ratio_exponent_in_ln_t"] = fit.exponent
         else:
             fit = fit_rate(a.time[late], a.angle[late], "log")
             ok = is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
@@ -324,6 +325,9 @@ def first_layer_steps(runs: Named, target: Named):
            "0.07–0.16) "
            "is reachable — after the saddle escape the angle overshoots for t_GF ≲ 15 — so the constant-step run "
            "(outside the theorem, labelled) shows the c/ln t shape and resolves the limit from nearby directions."),
+           ("For v_1 the proxy is the proof's mechanism, ‖Π_⊥W_1‖_F/‖W_1‖_F decreasing: 1 − |⟨v_1, ū⟩| itself is "
+            "already ~1e-3 in the early regime and wanders at that level (on some seeds it rises over the last "
+            "decade), so its monotonicity is no usable proxy."),
            ("On DS2 the constant-step angle first dips (to ≈ 0.008 rad at t ≈ 200) and then rises towards its "
            "c/ln t asymptote from below (0.03 at t ≈ 7000), so monotone proxies are taken on DS3."),
            ("Per-step facts of the proof checked: ‖W_1(t+1)‖_F² = ‖W_1‖_F² − 2η⟨w_prod, ∇R⟩ + η²‖∂R/∂W_1‖_F², (38), "
@@ -349,7 +353,8 @@ def check_thm4(ctx: Context) -> None:
                 f"(38), (39) and the +1 bound with slack ≥ −{IDENTITY_TOLERANCE:g}",
                 {"DS3_hypotheses_hold": hypotheses_hold, "margin": svm.margin}, conclusion=first_layer)
     ctx.support("v_1: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "first layer"),
-                "1 − |⟨v_1, ū⟩| decreasing over the last decade of t_GF, at least like (ln t)^(−1/2) (early regime)",
+                "‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4) (early "
+                "regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², and it is reported)",
                 conclusion=first_layer)
     ctx.support("w_prod: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "product"),
                 "∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^(−1/4) (early regime)",

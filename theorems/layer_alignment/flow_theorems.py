@@ -298,6 +298,19 @@ def settles(t: np.ndarray, values: np.ndarray) -> bool:
     return bool(is_monotone(values[final_decades(t)], "decreasing", MONOTONE_RTOL) and values[-1] < values.max())
 
 
+ENVELOPE_FACTOR = 0.95  # c/ln t falls by 17% from t = 1e45 to 1e55; a limit away from 0 falls by ~0%
+
+
+def envelope_falls(t: np.ndarray, values: np.ndarray) -> bool:
+    """Finite-time proxy of '→ 0' for a quantity that may oscillate at a small scale: over the window's last
+    ``SETTLING_DECADES`` decades, the maximum over the second half is at most ENVELOPE_FACTOR times the maximum over
+    the first half."""
+    tail = final_decades(t)
+    split = t[-1] / 10.0 ** (SETTLING_DECADES / 2)
+    first, second = values[tail & (t < split)], values[tail & (t >= split)]
+    return bool(first.size and second.size and second.max() <= ENVELOPE_FACTOR * first.max())
+
+
 def theorem2_series(run: FlowRun, u_bar: np.ndarray) -> dict[str, np.ndarray]:
     return {
         "angle": np.array([angle(s.w_prod, u_bar) for s in run.states]),
@@ -356,8 +369,8 @@ def theorem2_part(runs: Named, conclusion: str, target: Callable):
         proxy = theorem2_proxy(run, target(data))
         series = theorem2_series(run, target(data))
         late = run.t >= 1e4
-        checks = {**vars(proxy), "v1_falls": settles(run.t[late], series["v1"][late]),
-                  "product_angle_falls": settles(run.t[late], series["angle"][late])}
+        checks = {**vars(proxy), "v1_falls": envelope_falls(run.t[late], series["v1"][late]),
+                  "product_angle_falls": envelope_falls(run.t[late], series["angle"][late])}
         bad = [name for name in THEOREM2_PARTS[conclusion] if not checks[name]]
         if bad:
             failed[run.label] = bad
@@ -389,7 +402,10 @@ def theorem2_part(runs: Named, conclusion: str, target: Callable):
            "ū comes from the exactly certified SVM (numerics.convex). Π_⊥W_1 = W_1(I − ūūᵀ).",
            ("Outside the theorem: on DSdeg (θ = 0) the angle still falls, but ‖Π_⊥W_1‖_F creeps up; with the "
            "polynomial-tail loss the direction settles away from ū. Both are recorded as contrasts; the "
-           "polynomial tail is a negative control of the first-layer conclusion (‖Π_⊥W_1‖_F does not settle). The "
+           "polynomial tail is a negative control of the first-layer conclusion (‖Π_⊥W_1‖_F does not settle). "
+           "The angles are read through their upper envelope (max over [1e50, 1e60] ≤ 0.95 × max over [1e40, 1e50]; "
+           "c/ln t gives 0.83): on DS3 the angle of w_prod dips to ~1.5e-6 near t = 1e45 and rises back to ~2e-6 as "
+           "the perpendicular part settles, so a monotone proxy depends on the init. The "
            "angle proxy of w_prod alone does not reject it (its angle falls monotonically to a positive limit): a "
            "finite-time proxy cannot tell a small limit from zero.")),
 )
@@ -421,12 +437,14 @@ def check_thm2(ctx: Context) -> None:
         finals[f"contrast {name}: angle_at_1e60"] = float(series["angle"][-1])
     flows = Named(f"{len(pairs)} flows to t = 1e60: " + "; ".join(run.label for run, _ in pairs), pairs)
     ctx.support("finite-time proxies: v_1", "trend", theorem2_part(flows, "first layer", _max_margin_direction),
-                "all margins > 0 for t ≥ 1e4; ‖Π_⊥W_1‖_F/‖W_1‖_F nonincreasing; ‖Π_⊥W_1‖_F and 1 − |⟨v_1, ū⟩| "
-                f"nonincreasing over t ∈ [1e{60 - SETTLING_DECADES}, 1e60] and ending below their maximum", finals,
+                "all margins > 0 for t ≥ 1e4; ‖Π_⊥W_1‖_F/‖W_1‖_F nonincreasing; ‖Π_⊥W_1‖_F nonincreasing over t ∈ "
+                f"[1e{60 - SETTLING_DECADES}, 1e60] and ending below its maximum; the upper envelope of "
+                f"1 − |⟨v_1, ū⟩| falls by ≥ {1 - ENVELOPE_FACTOR:.0%} from the first to the second half of that window",
+                finals,
                 conclusion=first_layer)
     ctx.support("finite-time proxies: w_prod", "trend", theorem2_part(flows, "product", _max_margin_direction),
-                "all margins > 0 for t ≥ 1e4; ∠(w_prod, ū) nonincreasing over t ∈ "
-                f"[1e{60 - SETTLING_DECADES}, 1e60] and ending below its maximum; ‖w_prod‖/∏F_k nondecreasing",
+                "all margins > 0 for t ≥ 1e4; the upper envelope of ∠(w_prod, ū) falls by ≥ "
+                f"{1 - ENVELOPE_FACTOR:.0%} from t ∈ [1e40, 1e50] to [1e50, 1e60]; ‖w_prod‖/∏F_k nondecreasing",
                 conclusion=product,
                 plot=line("Theorem 2: angle to the max-margin direction", curves, xlabel="t", xscale="log",
                           yscale="log"))
