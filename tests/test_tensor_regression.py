@@ -95,7 +95,7 @@ def test_minimizer_large_alpha_is_weighted_l2(depth):
 @pytest.mark.parametrize("depth", DEPTHS)
 @pytest.mark.parametrize("alpha", [0.05, 0.5, 2.0])
 def test_minimizer_is_a_kkt_point(depth, alpha):
-    """Spec: a plain root-finder leaves the dual domain at α = 0.5; the damped iteration converges."""
+    """A plain root-finder leaves the dual domain at α = 0.5; the damped iteration converges."""
     rng = np.random.default_rng(3)
     A, y = rng.normal(size=(2, 4)), rng.normal(size=2)
     objective = R.WeightedH.of_initialization(depth, alpha, np.array([1.0, 0.6, 1.5, 0.8]))

@@ -5,9 +5,9 @@ f(x) = xᵀ W_1 ⋯ W_{L−1} w_L with square W_l (d × d); W_l(0) = α W̄_l, w
 fully-connected tensor network (v_l = vec W_l, column-major), integrated on the log clock.
 
 Findings: step (b) of H.1 uses "A ⪰ B ⪰ 0 ⇒ A² ⪰ B²", which is false; an admissible initialization violates that
-step at t = 0 (exact), while the conclusion (84) holds by monotonicity of λ_min (E1). The last display of H.1 uses
-‖r‖² = L where ‖r‖² = 2L (E3: the bound stays valid, with half the rate). (88) claims W_l = s_l u_l v_lᵀ + O(α²);
-the residual is Θ(α) already at t = 0 (E4), which is what (87) gives and what the α-sweeps of Theorem 6.2 show.
+step at t = 0 (exact), while the conclusion (84) holds by monotonicity of λ_min. The last display of H.1 uses
+‖r‖² = L where ‖r‖² = 2L (the bound stays valid, with half the rate). (88) claims W_l = s_l u_l v_lᵀ + O(α²);
+the residual is Θ(α) already at t = 0, which is what (87) gives and what the α-sweeps of Theorem 6.2 show.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 H_L is handled through q: with t = h_L(s(q)) = q(1 + q²)^{(L−1)/2}, H_L(t) = t s(q) − q²/2 where s(q) is the time
 map of Lemma 5.1 (sympy integrates it for each L). The printed remark says H_L grows like |t|; for L = 2 it grows
-like (|t|/2) ln|t| (E2). The corrected statement gives each expansion and the normalizations under which Q has
+like (|t|/2) ln|t|. The corrected statement gives each expansion and the normalizations under which Q has
 the weighted ℓ1/ℓ2 limits the remark describes.
 """
 
