@@ -28,6 +28,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -102,7 +103,8 @@ def compiled_stepper(objective: Objective) -> Stepper:
     if arch is None:
         raise TypeError("the compiled engine needs a network of Dense layers (ReLU or linear), the square, "
                         f"exponential or logistic loss and at most {MAX_PRODUCTS} products per step")
-    kernel = _kernel(arch)
+    with _KERNEL_LOCK:  # threads of a sweep share one kernel: build or load it once
+        kernel = _kernel(arch)
     X = np.ascontiguousarray(objective.X, dtype=float)
     Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=float).reshape(arch.samples, -1))
 
@@ -203,6 +205,9 @@ exp = math.exp
 
 @numba.njit(nogil=True, error_model="numpy", cache=True)
 {kernel}'''
+
+
+_KERNEL_LOCK = threading.Lock()
 
 
 def kernel_cache_dir() -> Path:

@@ -76,3 +76,11 @@ def test_bench_suite_quick(tmp_path: Path) -> None:
     (suite,) = json.loads(target.read_text())["results"]
     assert suite["baseline_seconds"] is None and suite["ratio"] is None and suite["ibverify_seconds"] > 0
     assert suite["statistics"]["claims"] == suite["statistics"]["as_expected"] == 1
+
+
+def test_bench_threads_gives_the_same_bits(tmp_path: Path) -> None:
+    target = tmp_path / "bench.json"
+    assert main(["bench", "threads", "--size", "tiny", "--json", str(target)]) == 0
+    result = json.loads(target.read_text())["results"][0]
+    assert result["name"] == "threads" and result["statistics"]["same_bits"] and result["goal_met"] is None
+    assert result["statistics"]["cpu_seconds_one_thread"] > 0

@@ -69,9 +69,24 @@ def test_descent_sweep_is_batched_descent_split_by_rows() -> None:
 
 def test_a_local_spawn_pool_gives_the_same_bits() -> None:
     objective, theta0 = logistic_problem()
-    local = descent_sweep(objective, theta0, 300, 0.1, record_every=300, chunk_runs=10, workers=1)
-    pooled = descent_sweep(objective, theta0, 300, 0.1, record_every=300, chunk_runs=10, workers=2)
+    kwargs = dict(record_every=300, chunk_runs=10, engine="torch", device="cpu")  # Python-level chunks: processes
+    local = descent_sweep(objective, theta0, 300, 0.1, workers=1, **kwargs)
+    pooled = descent_sweep(objective, theta0, 300, 0.1, workers=2, **kwargs)
     assert np.array_equal(local.theta, pooled.theta) and np.array_equal(local.loss, pooled.loss)
+
+
+def test_compiled_sweeps_run_on_threads_with_the_same_bits(monkeypatch) -> None:
+    from numerics import sweeps
+
+    objective, theta0 = logistic_problem()
+    local = descent_sweep(objective, theta0, 300, 0.1, record_every=100, chunk_runs=10, workers=1)
+
+    def no_processes(*args, **kwargs):
+        raise AssertionError("a compiled sweep must not start processes")
+
+    monkeypatch.setattr(sweeps, "ProcessPoolExecutor", no_processes)
+    threaded = descent_sweep(objective, theta0, 300, 0.1, record_every=100, chunk_runs=10, workers=2)
+    assert np.array_equal(local.theta, threaded.theta) and np.array_equal(local.loss, threaded.loss)
 
 
 def test_a_dask_cluster_gives_the_same_bits() -> None:

@@ -11,6 +11,7 @@ at ``--size tiny`` only, to prove that they work and that baseline and ibverify 
   fixed cost, compiling or loading the kernel, is timed apart and not scaled).
 * ``gf-long``: gradient flow of a depth-3 linear network with the exponential loss to t = 1e12, on the log clock
   (:mod:`numerics.flows`); baseline: the same flow on the real clock.
+* ``threads``: a compiled-kernel descent sweep (1152 runs) on two threads against one thread, same bits.
 * ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall time): every
   claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
 """
@@ -177,6 +178,44 @@ def bench_gf_long(size: Size, repeat: int = 1, device: str | None = None) -> Ben
         (load, os.getloadavg()[0]))
 
 
+# -- threads -----------------------------------------------------------------------------------------------------
+THREAD_EPOCHS = {"tiny": 30_000, "reduced": 300_000, "paper": 3_000_000}
+THREAD_RUNS = 1152
+
+
+def bench_threads(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    """A kernel sweep (compiled descent of a 2-2-2 ReLU net, square loss) on one thread against two threads:
+    wall and CPU time, and the bits of both results (the device is not used: the kernel runs on the CPU)."""
+    from numerics.losses import Objective
+    from numerics.networks import fully_connected
+    from numerics.sweeps import descent_sweep
+
+    rng = np.random.default_rng(BENCH_SEED)
+    network = fully_connected([2, 2, 2], "relu")
+    objective = Objective(network, rng.standard_normal((2, 2)), rng.standard_normal((2, 2)), "square")
+    theta0 = 1e-2 * rng.standard_normal((THREAD_RUNS, network.n_params))
+    epochs = THREAD_EPOCHS[size]
+
+    def sweep(workers: int) -> tuple[float, Any]:
+        cpu = time.process_time()
+        run = descent_sweep(objective, theta0, epochs, 1e-4, record_every=epochs, chunk_runs=THREAD_RUNS // 8,
+                            engine="compiled", workers=workers)
+        return time.process_time() - cpu, run
+
+    sweep(1)  # compiles or loads the kernel, outside the timings
+    load = os.getloadavg()[0]
+    one_seconds, (one_cpu, one) = _best_time(lambda: sweep(1), repeat)
+    two_seconds, (two_cpu, two) = _best_time(lambda: sweep(2), repeat)
+    speedup = one_seconds / two_seconds
+    return BenchResult(
+        "threads", size, f"{THREAD_RUNS} GD runs × {epochs} epochs of a 2-2-2 ReLU net, compiled kernel, 2 threads",
+        "the same sweep on one thread", one_seconds, two_seconds, "≥ 1.8× on 2 idle cores, same bits",
+        speedup >= 1.8 and bool(np.array_equal(one.theta, two.theta)) if size == "paper" else None,
+        {"speedup": speedup, "same_bits": bool(np.array_equal(one.theta, two.theta) and
+                                               np.array_equal(one.loss, two.loss)),
+         "cpu_seconds_one_thread": one_cpu, "cpu_seconds_two_threads": two_cpu}, (load, os.getloadavg()[0]))
+
+
 # -- suite-quick -------------------------------------------------------------------------------------------------
 SUITE_GOAL_SECONDS = 600.0  # the whole suite's
 SUITE_SELECTIONS: dict[str, tuple[list[str], int]] = {  # size: (`verify run` selection, workers)
@@ -213,7 +252,7 @@ def bench_suite_quick(size: Size, repeat: int = 1, device: str | None = None) ->
 
 
 BENCHMARKS: dict[str, Callable[[Size, int, str | None], BenchResult]] = {  # (size, repeat, device)
-    "fig1": bench_fig1, "gf-long": bench_gf_long, "suite-quick": bench_suite_quick}
+    "fig1": bench_fig1, "gf-long": bench_gf_long, "threads": bench_threads, "suite-quick": bench_suite_quick}
 
 
 def cpu_name() -> str:
