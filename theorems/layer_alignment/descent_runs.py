@@ -5,7 +5,7 @@ What the claims of ``descent_*.py`` share:
 * the constants of Assumption 4 (β-smooth, G-Lipschitz loss) and the radius-dependent smoothness constant
   β(R) = 2L²R^{2L−2}(β + G) of Lemma 5;
 * Assumption 5 made implementable: ``numerics.descent.GrowingBallStep`` with η_t = min{1/β(R_t), 1}, radii
-  R_t ≥ 1 grown by whole units until the step stays in B(R_t) (the spec's reading, §4 E5);
+  R_t ≥ 1 grown by whole units until the step stays in B(R_t) (the reading of align.asm5);
 * :class:`DescentTrace`: a GD run with every iterate, gradient and step size, and the step-size-squared
   Gram sums of App. C, P_k(t) = Σ_{τ<t} η_τ² G_k G_kᵀ and Q_k(t) = Σ_{τ<t} η_τ² G_kᵀ G_k (G_k = ∂R/∂W_k at W(τ));
 * :class:`GramBalance`: the summed GD identity between adjacent layers, in any number system (python-flint
@@ -504,7 +504,7 @@ class GaugeRadiusStep:
     """η_t = min{1/β(R_t), 1} with R_t = max(R_{t−1}, max_k ‖W_k(t)‖_F): Assumption 5 as printed, read literally.
 
     It meets the printed conditions (W(t) ∈ B(R_t); R_{t+1} = R_t whenever W(t+1) ∈ B(R_t)) but never looks at
-    W(t+1), which may leave B(R_t): the gap of spec §4 E5 that the implementable rule closes.
+    W(t+1), which may leave B(R_t): the gap of the printed Assumption 5 (align.asm5) that the implementable rule closes.
     """
 
     smoothness: Callable[[float], float]

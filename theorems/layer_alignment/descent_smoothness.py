@@ -233,7 +233,7 @@ def largest_hessian(objective: Objective, radius: float, rng: np.random.Generato
 
 
 def scalar_problem() -> Objective:
-    """The spec's hand example: L = 2, d = d_1 = 1, one point z = 1, logistic loss: R(a, b) = ℓ(ab)."""
+    """A hand example (align.lem5's control): L = 2, d = d_1 = 1, one point z = 1, logistic loss: R(a, b) = ℓ(ab)."""
     return risk(linear_network((1, 1, 1)), Dataset("z = 1", np.ones((1, 1))), "logistic")
 
 
