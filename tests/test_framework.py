@@ -448,3 +448,13 @@ def test_cli_run_at_several_seeds_reports_the_seeds_that_missed(toy_registry, tm
     assert "3 (toothless)" in printed
     assert cli.main(["--store", str(tmp_path / "store"), "run", "rank.toy.certified", "--seeds", "2"]) == 0
     assert cli.main(["run", "rank.toy.certified", "--seeds", "0"]) == 2
+
+
+def test_numpy_booleans_decide_like_booleans():
+    import numpy as np
+
+    from verify.claim import Decision
+
+    assert Decision(np.True_).holds is True and Decision(np.False_, "d").holds is False
+    assert Criterion("np", lambda x: Decision(np.bool_(x > 0)))(1).holds is True
+    assert Criterion("np", lambda x: (np.bool_(x > 0), "detail"))(-1).holds is False

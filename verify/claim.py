@@ -253,6 +253,10 @@ class Decision:
     detail: str = ""
     figures: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.holds is not None and not isinstance(self.holds, bool):  # numpy's bool_ and the like
+            object.__setattr__(self, "holds", bool(self.holds))
+
 
 _ARRAY_SHOWN = 12  # arrays with at most this many entries are shown in full, larger ones by shape and digest
 _SHOWN_CHARACTERS = 80
