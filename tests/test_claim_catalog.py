@@ -24,7 +24,8 @@ def test_corrections_are_linked_both_ways():
     for c in CLAIMS.values():
         if c.corrected_by:
             assert CLAIMS[c.corrected_by].corrects == c.id, c.id
-            assert c.expected is Verdict.REFUTED, f"{c.id} names a correction but does not expect 'refuted'"
+            assert c.expected in (Verdict.REFUTED, Verdict.CONTRADICTED), \
+                f"{c.id} names a correction but does not expect 'refuted' or 'contradicted'"
         if c.corrects:
             assert CLAIMS[c.corrects].corrected_by == c.id, c.id
 
