@@ -584,12 +584,15 @@ class CertifiedViolation:
 
 
 def constant_step_violation(ctx: Context, draws: int) -> CertifiedViolation | None:
-    """Search quarter-grid starts on DS2 (widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 for a
+    """Search quarter-grid starts on DS2 (widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 with margin for a
     constant-step GD run of 2–4 steps (η ∈ {10, 30}) that breaks Lemma 8 (a); certify the best in ball arithmetic."""
     data, net = ds2(), linear_network((2, 2, 2, 1))
     objective = risk(net, data, "logistic")
     starts = ctx.rng("constant-step starts").integers(-6, 7, size=(draws, net.n_params)) / 4
-    admissible = np.array([satisfies_assumption2(objective, theta) for theta in starts])
+    # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
+    # ball arithmetic)
+    admissible = np.array([satisfies_assumption2(objective, theta) and float(objective.value(theta)) < np.log(2) - 1e-6
+                           for theta in starts])
     layers0 = net.matrices(starts)
     bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(draws)])
               + 2.0 * objective.value(starts))

@@ -19,7 +19,6 @@ from verify.claim import Plot, Series
 # -- align.fig1 ---------------------------------------------------------------------------------------------------
 
 FIG1_WIDTHS = (2, 10, 10, 10, 1)
-ANGLE_TOLERANCE_DEGREES = 1.5
 
 
 def figure1_data(rng: np.random.Generator, n: int = 40) -> Dataset:
