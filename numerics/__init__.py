@@ -55,6 +55,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "MinNormResult": "min_norm", "minimum_norm": "min_norm",
     "Dense": "networks", "Diagonal": "networks", "Layer": "networks", "Network": "networks", "Shared": "networks",
     "circulant": "networks", "circular_convolutional": "networks", "disjoint_patches": "networks",
+    "leaky_relu_network": "networks", "strided_patches": "networks",
     "fully_connected": "networks",
     "NewtonResult": "newton", "damped_newton": "newton",
     "DescentChunk": "sweeps", "Sweep": "sweeps", "chunk_seed": "sweeps", "concatenate": "sweeps",

@@ -11,9 +11,9 @@ import pytest
 
 from numerics.descent import batched_gradient_descent
 from numerics.losses import Objective
-from theorems.rank_minimization.experiment_fig1 import fig1_data, fig1_initialization, fig1_network
 from verify.bench import numpy_fig1_descent
 from verify.cli import main
+from verify.workloads import fig1_data, fig1_initialization, fig1_network
 
 FIELDS = {"name", "size", "workload", "baseline", "baseline_seconds", "ibverify_seconds", "ratio", "goal", "goal_met",
           "statistics", "load_average"}

@@ -9,6 +9,7 @@ import sympy
 from numerics.networks import fully_connected
 from theorems.rank_minimization import deep_common as D
 from theorems.rank_minimization import experiment_fig1 as F
+from verify import workloads as W
 
 RATIONAL_INPUTS = np.array(D.PYTHAGOREAN_INPUTS, dtype=object)
 
@@ -150,19 +151,19 @@ def test_fitted_teacher_has_margin_one_and_balanced_layers() -> None:
 
 # -- Fig. 1 ---------------------------------------------------------------------------------------------------
 def test_fig1_data_and_initialization() -> None:
-    X, _ = F.fig1_data()
+    X, _ = W.fig1_data()
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
     assert np.degrees(np.arccos(X[0] @ X[1])) == pytest.approx(90.5758, abs=1e-4)
-    theta = F.fig1_initialization(np.random.default_rng(0), 500)
-    W, V = F.fig1_network().matrices(theta)
-    np.testing.assert_allclose(np.linalg.norm(W, axis=2), F.INIT_RADIUS, rtol=1e-12)  # rows w_i
-    np.testing.assert_allclose(np.linalg.norm(V, axis=1), F.INIT_RADIUS, rtol=1e-12)  # columns v_i
-    directions = np.arctan2(W[:, 0, 1], W[:, 0, 0])
+    theta = W.fig1_initialization(np.random.default_rng(0), 500)
+    W1, V = W.fig1_network().matrices(theta)
+    np.testing.assert_allclose(np.linalg.norm(W1, axis=2), W.INIT_RADIUS, rtol=1e-12)  # rows w_i
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), W.INIT_RADIUS, rtol=1e-12)  # columns v_i
+    directions = np.arctan2(W1[:, 0, 1], W1[:, 0, 0])
     assert np.histogram(directions, bins=4, range=(-np.pi, np.pi))[0].min() > 90  # roughly uniform (125 each)
 
 
 def test_run_fig1_statistics() -> None:
-    stats = F.run_fig1(steps=20, step_size=1e-2, runs=6, seed=3, device="cpu")
+    stats = W.run_fig1(steps=20, step_size=1e-2, runs=6, seed=3, device="cpu")
     assert stats.final_loss.shape == (6,) and stats.singular_values.shape == (6, 2, 2)
     assert np.all(stats.final_loss == pytest.approx(1.0, abs=1e-3))  # tiny weights: N ≈ 0, loss ≈ ½‖Y‖_F²
     assert np.all((stats.stable_ranks >= 1) & (stats.stable_ranks <= 2 + 1e-12))

@@ -13,9 +13,9 @@ from numerics.descent import batched_gradient_descent
 from numerics.losses import Objective
 from numerics.networks import fully_connected
 from numerics.sweeps import Sweep, chunk_seed, concatenate, descent_sweep, run_sweep
-from theorems.rank_minimization.experiment_fig1 import run_fig1
 from verify.claim import Context, Criterion, Profile
 from verify.cli import main
+from verify.workloads import run_fig1
 
 
 def draw(spec: tuple[int, float], seed: int) -> dict[str, np.ndarray]:

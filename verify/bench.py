@@ -82,7 +82,7 @@ FIG1_PROTOCOLS: dict[str, tuple[int, float, int]] = {  # size: (runs, step size,
 def numpy_fig1_descent(theta0: np.ndarray, steps: int, step_size: float) -> tuple[np.ndarray, np.ndarray]:
     """(final θ, final loss) of the Fig. 1 protocol as a plain vectorized numpy loop: per step, one sequence of
     array operations over all runs (W, V: runs × 2 × 2; σ'(0) = 0)."""
-    from theorems.rank_minimization.experiment_fig1 import fig1_data
+    from verify.workloads import fig1_data
 
     X, Y = fig1_data()
     W = theta0[:, :4].reshape(-1, 2, 2).copy()  # rows w_i
@@ -104,7 +104,7 @@ def numpy_fig1_descent(theta0: np.ndarray, steps: int, step_size: float) -> tupl
 def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
     from scipy.stats import binomtest
 
-    from theorems.rank_minimization.experiment_fig1 import (
+    from verify.workloads import (
         CONVERGENCE_THRESHOLD,
         PAPER_EPOCHS,
         fig1_initialization,
