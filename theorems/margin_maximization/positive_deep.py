@@ -68,7 +68,13 @@ def relu_depth2_limit(loss: str, rng: np.random.Generator, data: np.random.Gener
         theta = found[0][-1].rescaled
         if P.smallest_relative_preactivation(net, theta, X) <= KINK_DISTANCE:
             continue
-        frozen = P.group_lasso(net, X, y, P.first_layer_pattern(net, theta, X))
+        # units with the same activation pattern see the same features, so Problem (11) with them merged has the
+        # same value (‖u‖ + ‖u'‖ ≥ ‖u + u'‖); merging keeps the SOCP well conditioned (duplicate blocks made the
+        # dual solver return 'optimal_inaccurate')
+        pattern = np.unique(P.first_layer_pattern(net, theta, X), axis=1)
+        frozen = P.group_lasso(fully_connected([2, pattern.shape[1], 1], "relu"), X, y, pattern)
+        if frozen.objective is None:  # the reference could not be computed: this data set is not judged
+            continue
         target = 2 * frozen.objective
         radius = 0.5 * P.pattern_stable_radius(net, theta, X)
         search = kkt.local_search(net, theta, X, y, radius, starts=SEARCH_STARTS, seed=attempt)
