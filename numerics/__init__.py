@@ -11,8 +11,8 @@ import importlib
 from typing import Any
 
 MODULES = ("backend", "cache", "certificates", "compiled_descent", "convex", "descent", "exact", "flows",
-           "global_optimum", "hp_ode", "kkt", "losses", "metrics", "min_norm", "networks", "newton", "sweeps",
-           "symbolic", "tensor_network", "trends", "univariate")
+           "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics", "min_norm", "networks", "newton",
+           "sweeps", "symbolic", "tensor_network", "trends", "univariate")
 
 _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps it equal to numerics.reference.exports()
     "diag_embed": "backend", "einsum": "backend", "is_torch": "backend", "positive": "backend",
@@ -53,6 +53,9 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "singular_values": "metrics", "spectral_norm": "metrics", "spectral_to_frobenius": "metrics",
     "stable_rank": "metrics", "top_singular_pair": "metrics",
     "MinNormResult": "min_norm", "minimum_norm": "min_norm",
+    "FlowRun": "linear_networks", "LayerState": "linear_networks", "balanced_initialization": "linear_networks",
+    "chain": "linear_networks", "end_to_end": "linear_networks", "layer_state": "linear_networks",
+    "orthogonal_part": "linear_networks", "run_flow": "linear_networks",
     "Dense": "networks", "Diagonal": "networks", "Layer": "networks", "Network": "networks", "Shared": "networks",
     "circulant": "networks", "circular_convolutional": "networks", "disjoint_patches": "networks",
     "leaky_relu_network": "networks", "strided_patches": "networks",

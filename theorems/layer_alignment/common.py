@@ -7,7 +7,7 @@ d_L = 1; w_prod = (W_L⋯W_1)ᵀ ∈ R^d; the risk is the mean R(W) = (1/n) Σ_i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -22,9 +22,17 @@ from scipy.spatial import ConvexHull, QhullError
 from numerics import backend as B
 from numerics import exact as E
 from numerics.convex import ConvexReference, max_margin
-from numerics.flows import FlowStatus, GradientFlow, Trajectory
+from numerics.linear_networks import (  # noqa: F401 - general tools, re-exported for the claims of this paper
+    FlowRun,
+    LayerState,
+    balanced_initialization,
+    chain,
+    end_to_end,
+    layer_state,
+    orthogonal_part,
+    run_flow,
+)
 from numerics.losses import MarginLoss, Objective, _is_object, _mp_map, margin_loss
-from numerics.metrics import top_singular_pair
 from numerics.networks import Network, fully_connected
 from numerics.trends import log_spaced
 from theorems.layer_alignment.conservation import gram_gap
@@ -196,11 +204,6 @@ def _barycentric_coordinates_of_origin(projected: list[sympy.Matrix]) -> list[sy
     return None if free.shape[0] else [sympy.simplify(v) for v in solution]
 
 
-def orthogonal_part(vectors: np.ndarray, u_bar: np.ndarray) -> np.ndarray:
-    """Π_⊥: the component orthogonal to ū of a vector, or of each row of a matrix."""
-    return vectors - np.multiply.outer(vectors @ u_bar, u_bar)
-
-
 # -- a polynomial-tail loss ------------------------------------------------------------------------------------
 
 
@@ -269,19 +272,7 @@ def admissible_initialization(objective: Objective, rng: np.random.Generator, sc
     raise RuntimeError(f"no draw of scale {scale} satisfied Assumption 2 in {max_draws} tries")
 
 
-def balanced_initialization(widths: Sequence[int], rng: np.random.Generator, scale: float) -> list[np.ndarray]:
-    """W_k(0) = s·u_k u_{k−1}ᵀ with random unit u_0, …, u_{L−1} and u_L = 1: W_k W_kᵀ = W_{k+1}ᵀ W_{k+1}."""
-    units = [rng.normal(size=d) for d in widths[:-1]] + [np.ones(1)]
-    units = [u / np.linalg.norm(u) for u in units]
-    return [scale * np.outer(units[k + 1], units[k]) for k in range(len(widths) - 1)]
-
-
 # -- per-layer quantities -------------------------------------------------------------------------------------
-
-
-def end_to_end(layers: Sequence[np.ndarray]) -> np.ndarray:
-    """w_prod = (W_L⋯W_1)ᵀ as a vector of R^d."""
-    return chain(layers).ravel()
 
 
 def _squared_norms_and_gaps(layers0: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -304,49 +295,6 @@ def initialization_constant(layers0: Sequence[np.ndarray]) -> float:
     return float(squares.max() - squares[-1] + gaps.sum())
 
 
-@dataclass(frozen=True)
-class LayerState:
-    """Norms, top singular triples and alignments of the layers W_1..W_L at one point."""
-
-    layers: tuple[np.ndarray, ...]
-    frobenius: np.ndarray  # F_k = ‖W_k‖_F
-    spectral: np.ndarray  # σ_k = ‖W_k‖_2
-    left: tuple[np.ndarray, ...]  # u_k
-    right: tuple[np.ndarray, ...]  # v_k
-
-    @property
-    def rank_one_excess(self) -> np.ndarray:
-        """‖W_k‖_F² − ‖W_k‖_2² = Σ_{i≥2} σ_{k,i}² (Lemma 2 (a)), from the singular values (no cancellation)."""
-        return np.array([float(np.sum(np.linalg.svd(W, compute_uv=False)[1:] ** 2)) for W in self.layers])
-
-    @property
-    def rank_one_gap(self) -> np.ndarray:
-        """1 − σ_k/F_k = (F_k² − σ_k²)/(F_k(F_k + σ_k))."""
-        with np.errstate(invalid="ignore"):  # 0/0 for a zero layer (e.g. W_1(0) = 0): undefined, NaN
-            return self.rank_one_excess / (self.frobenius * (self.frobenius + self.spectral))
-
-    @property
-    def alignments(self) -> np.ndarray:
-        """|⟨v_{k+1}, u_k⟩| for k = 1..L−1."""
-        return np.array([min(1.0, abs(float(self.right[k + 1] @ self.left[k]))) for k in range(len(self.layers) - 1)])
-
-    @property
-    def w_prod(self) -> np.ndarray:
-        return end_to_end(self.layers)
-
-    @property
-    def product_alignment(self) -> float:
-        """|⟨w_prod/∏_k F_k, v_1⟩|."""
-        return abs(float(self.w_prod @ self.right[0])) / float(np.prod(self.frobenius))
-
-
-def layer_state(layers: Sequence[np.ndarray]) -> LayerState:
-    triples = [top_singular_pair(W) for W in layers]
-    return LayerState(tuple(np.asarray(W, dtype=float) for W in layers),
-                      np.array([float(np.linalg.norm(W)) for W in layers]), np.array([s for s, _, _ in triples]),
-                      tuple(u for _, u, _ in triples), tuple(v for _, _, v in triples))
-
-
 def loss_inverse(loss: str | MarginLoss, value: float) -> float:
     """ℓ^{-1}(value) for a strictly decreasing margin loss (root of log ℓ(q) = log value, bracketed outward)."""
     log_loss, target = margin_loss(loss).log_value, float(np.log(value))
@@ -361,58 +309,9 @@ def loss_inverse(loss: str | MarginLoss, value: float) -> float:
 # -- gradient-flow runs --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
-class FlowRun:
-    """A gradient-flow trajectory of R with the layer quantities at every checkpoint."""
-
-    label: str
-    objective: Objective
-    trajectory: Trajectory
-    states: tuple[LayerState, ...]
-
-    @property
-    def t(self) -> np.ndarray:
-        return self.trajectory.t
-
-    @cached_property
-    def risks(self) -> np.ndarray:
-        return np.array([float(self.objective.value(theta)) for theta in self.trajectory.theta])
-
-    @cached_property
-    def margins(self) -> np.ndarray:
-        """⟨w_prod, z_i⟩ at every checkpoint (checkpoints × n)."""
-        return np.array([self.objective.margins(theta) for theta in self.trajectory.theta])
-
-    @property
-    def initial_layers(self) -> tuple[np.ndarray, ...]:
-        return self.states[0].layers
-
-    def series(self, quantity: Callable[[LayerState], Any]) -> np.ndarray:
-        return np.array([quantity(state) for state in self.states])
-
-
-def run_flow(label: str, objective: Objective, theta0: np.ndarray, times: np.ndarray) -> FlowRun:
-    """Gradient flow from θ(0) on the log clock (LSODA, rtol 1e-10), recorded at ``times`` (with t = 0 first)."""
-    times = np.asarray(times, dtype=float)
-    checkpoints = times if times[0] == 0.0 else np.concatenate([[0.0], times])
-    trajectory = GradientFlow(objective).solve(theta0, float(checkpoints[-1]), clock="log", t_eval=checkpoints)
-    if trajectory.status is not FlowStatus.COMPLETED:
-        raise RuntimeError(f"{label}: gradient flow stopped early ({trajectory.message})")
-    net = objective.model
-    return FlowRun(label, objective, trajectory, tuple(layer_state(net.matrices(theta)) for theta in trajectory.theta))
-
-
 def predictor_gradient(loss: str | MarginLoss, Z: np.ndarray, w: np.ndarray) -> np.ndarray:
     """∇R(w) = (1/n) Σ_i ℓ'(⟨w, z_i⟩) z_i for a linear predictor w (the paper's overloaded R(w))."""
     return margin_loss(loss).derivative(Z @ w) @ Z / Z.shape[0]
-
-
-def chain(matrices: Sequence[Any]) -> Any:
-    """W_m⋯W_1 for matrices [W_1, …, W_m] (numpy, sympy or matrix expressions); None for an empty list."""
-    product = None
-    for W in matrices:
-        product = W if product is None else W @ product
-    return product
 
 
 def layer_gradient(layers: Sequence[Any], row_gradient: Any, k: int) -> Any:
