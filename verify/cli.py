@@ -500,7 +500,7 @@ STORE_HELP = "result store folder (default .verify or $IBVERIFY_STORE)"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="verify", description="Certify the claims of four papers on implicit bias.")
+    parser = _Parser(prog="verify", description="Certify, claim by claim, the installed papers on implicit bias.")
     parser.add_argument("--store", default=None, help=STORE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
