@@ -64,7 +64,7 @@ CONTROL_DEPTH, CONTROL_WIDTH = 6, 9  # identity layers I_9 (σ/F = 1/3) push the
 EXACT_DEPTHS = (3, 4, 6)
 FLOW_DEPTH = 3  # student depth of the gradient-flow checks (Lemma 1, Sec. 5 remark)
 FLOW_END = 1e40  # gradient-flow time reached with the log clock
-FLOW_ATTEMPTS = 5  # starts tried until a flow completes without sliding along a kink
+FLOW_ATTEMPTS = 20  # starts tried until a flow completes without sliding along a kink (seed 8: 5 were not enough)
 SQUARE_STEPS, SQUARE_STEP_SIZE = 8000, 0.02  # the square-loss control of rank.rem.sec5
 
 
@@ -219,14 +219,23 @@ def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarra
     starts whose flow slides along a kink (the engine stops there) are replaced, at most FLOW_ATTEMPTS times."""
     theta_prime = np.asarray(backend.to_float(parameters(padded(construction("margin", teacher, net.depth),
                                                                 student_widths(net.d_in, STUDENT_WIDTH, net.depth)))))
-    flow = GradientFlow(Objective(net, X, y, "exponential"))
+    objective = Objective(net, X, y, "exponential")
+    flow = GradientFlow(objective)
     rng = ctx.rng("flow start")
     for _ in range(FLOW_ATTEMPTS):
         theta0 = 0.5 * theta_prime + 0.3 * rng.normal(size=net.n_params)
+        # the lemma's hypothesis L → 0, met with margin: a start that separates the data is scaled up (margins grow
+        # like c^depth) until its loss is below 1/n, so that every term is below ℓ(0) and the flow, which decreases
+        # the loss, keeps the data separated; unscaled starts may collapse to θ = 0 (L = 1 forever, seed 8)
+        margins = y * net.forward(theta0, X)[:, 0]
+        if np.min(margins) <= 0:
+            continue
+        while float(objective.value(theta0)) >= 1 / len(y):
+            theta0 = 1.5 * theta0
         run = flow.solve(theta0, FLOW_END, clock="log", t_eval=log_spaced(1.0, FLOW_END, 9))
         if run.status is FlowStatus.COMPLETED:
             return run
-    return run
+    raise RuntimeError(f"no start of {FLOW_ATTEMPTS} drawn separated the data with a flow that completed")
 
 
 @claim(
@@ -367,12 +376,22 @@ SEC5_NORM = "L → 0 forces ‖θ‖ → ∞, with ‖θ‖² ≥ k(−log L/max
 SCALE_FREE = identities("the ratio of the scaled norms minus the ratio vanishes identically")
 
 
-@criterion("‖θ‖ increases monotonically over the checkpoints and by > 5% over the second half of the grid")
-def norm_grows(norms: np.ndarray) -> Decision:
-    growth = float(norms[-1] / norms[len(norms) // 2] - 1)
-    holds = is_monotone(norms, "increasing") and growth > 0.05
-    return Decision(bool(holds), f"‖θ‖: {norms[0]:.3f} → {norms[len(norms) // 2]:.3f} → {norms[-1]:.3f} (growth "
-                    f"{growth:.1%} over the second half)", {"growth_second_half": growth, "final_norm": norms[-1]})
+NO_SATURATION = 0.25  # ‖θ‖^k must gain over the second half at least this fraction of its first-half gain
+
+
+@criterion("‖θ‖ increases monotonically and ‖θ‖^k does not saturate: its gain over the second half of the log-time "
+           "grid is at least a quarter of its gain over the first half")
+def norm_grows(norms: np.ndarray, depth: int) -> Decision:
+    # under exponential tails ‖θ(t)‖^k grows like ln t/γ (affine on a log-time grid: equal gains per half, ratio ≈ 1);
+    # a bounded norm saturates (ratio → 0). Scale-free, unlike a relative growth of ‖θ‖, which depends on the start
+    powers = np.asarray(norms, dtype=float) ** depth
+    middle = len(powers) // 2
+    first, second = powers[middle] - powers[0], powers[-1] - powers[middle]
+    ratio = float(second / first) if first > 0 else 0.0
+    holds = is_monotone(norms, "increasing") and first > 0 and ratio >= NO_SATURATION
+    return Decision(bool(holds), f"‖θ‖: {norms[0]:.3f} → {norms[middle]:.3f} → {norms[-1]:.3f}; gain of ‖θ‖^{depth} "
+                    f"over the second half / first half = {ratio:.3f} (≥ {NO_SATURATION} asked)",
+                    {"gain_ratio": ratio, "final_norm": float(norms[-1])})
 
 
 @claim(
@@ -408,20 +427,22 @@ def check_sec5(ctx: Context) -> None:
     radius = float(np.max(np.linalg.norm(X, axis=1)))
     positive = log_losses < 0  # the bound is informative once L < 1
     lower = FLOW_DEPTH * (-log_losses[positive] / radius) ** (2 / FLOW_DEPTH)
-    bound_ok = run.status is FlowStatus.COMPLETED and bool(np.all(norms[positive] ** 2 >= lower))
+    bound_ok = (run.status is FlowStatus.COMPLETED and bool(positive.any())
+                and bool(np.all(norms[positive] ** 2 >= lower)))
     ctx.support("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) (every checkpoint with L < 1)", "numeric", bound_ok,
                 f"exponential loss to t = {run.t[-1]:.0e}: log L falls to {log_losses[-1]:.1f}; the lower bound holds "
                 f"at all {int(positive.sum())} checkpoints with L < 1",
-                {"final_log_loss": log_losses[-1], "final_lower_bound": float(lower[-1])}, conclusion=SEC5_NORM,
+                {"final_log_loss": log_losses[-1], "final_lower_bound": float(lower[-1]) if positive.any() else "none",
+                 "flow_status": run.status.value}, conclusion=SEC5_NORM,
                 plot=line("Sec. 5: norm growth under the exponential loss",
                           {"‖θ(t)‖²": (run.t[positive], norms[positive] ** 2),
                            "k(−log L/max‖x‖)^(2/k)": (run.t[positive], lower)},
                           xlabel="t", xscale="log"))
-    ctx.support("‖θ(t)‖ grows (finite-time proxy)", "trend", norm_grows(norms),
-                "monotone increase over the log-time grid", conclusion=SEC5_NORM)
+    ctx.support("‖θ(t)‖ grows (finite-time proxy)", "trend", norm_grows(norms, FLOW_DEPTH),
+                "monotone increase over the log-time grid, ‖θ‖^k not saturating", conclusion=SEC5_NORM)
     square = gradient_descent(Objective(net, X, y[:, None], "square"), run.theta[0], SQUARE_STEPS, SQUARE_STEP_SIZE,
                               record_every=SQUARE_STEPS // 8)
     decrease = float(square.loss[-1] / square.loss[0])
-    ctx.control("square loss instead", norm_grows(np.linalg.norm(square.theta, axis=1)),
+    ctx.control("square loss instead", norm_grows(np.linalg.norm(square.theta, axis=1), FLOW_DEPTH),
                 f"GD on the square loss (targets y_i) from the same start drives the loss down by {decrease:.1e}, but "
                 "the same growth test fails", figures={"loss_decrease": decrease})
