@@ -192,19 +192,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             Progress(TextColumn("[bold]verify run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                      TextColumn("{task.description}"), console=console, transient=True,
                      disable=not console.is_terminal) as progress:
-        task = progress.add_task("", total=len(claims))
+        seeds = seed_range(args.seed, args.seeds)
+        total = len(claims) * len(seeds)
+        task = progress.add_task("", total=total)
         done = [0]
 
-        def advance(result: ClaimResult) -> None:
+        def advance(result: ClaimResult, seed: int) -> None:
             done[0] += 1
-            progress.update(task, advance=1, description=f"{result.id}: {result.verdict.value}")
+            where = f" (seed {seed})" if len(seeds) > 1 else ""
+            progress.update(task, advance=1, description=f"{result.id}{where}: {result.verdict.value}")
             if not console.is_terminal:  # a log or a pipe: one line per finished claim instead of a bar
-                console.print(f"[{done[0]}/{len(claims)}] {escape(result.id)}: {result.verdict.value} "
+                console.print(f"[{done[0]}/{total}] {escape(result.id)}{where}: {result.verdict.value} "
                               f"({result.seconds:.1f} s)", soft_wrap=True)
 
-        seeds = seed_range(args.seed, args.seeds)
-        progress.update(task, total=len(claims) * len(seeds))
-        runs = run_seeds(claims, Profile(args.profile), seeds, args.jobs, on_result=lambda r, _: advance(r),
+        runs = run_seeds(claims, Profile(args.profile), seeds, args.jobs, on_result=advance,
                          scheduler=args.scheduler, device=args.device, after_each=after_each)
         run = runs[seeds[0]]
         store = ResultStore(args.store)
