@@ -35,12 +35,13 @@ ATTEMPTS = 6
 
 
 def flow_limits(net: Network, X: np.ndarray, y: np.ndarray, loss: str, rng: np.random.Generator,
-                norms: tuple[float, ...] = FLOW_NORMS) -> tuple[list[C.FlowLimit], np.ndarray] | None:
+                norms: tuple[float, ...] = FLOW_NORMS, max_evaluations: int = 1_000_000
+                ) -> tuple[list[C.FlowLimit], np.ndarray] | None:
     """Arc-length flows from 0.5·N(0, I) initializations until one reaches every norm in ``norms`` with all samples
     separated (so L < ℓ(0) there); the path and its θ(0), or None after ``ATTEMPTS`` initializations."""
     for _ in range(ATTEMPTS):
         theta0 = INIT_SCALE * rng.normal(size=net.n_params)
-        path = flow_path(net, X, y, theta0, loss, norms)
+        path = flow_path(net, X, y, theta0, loss, norms, max_evaluations=max_evaluations)
         if len(path) == len(norms):
             return path, theta0
     return None

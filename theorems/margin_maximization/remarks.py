@@ -167,6 +167,9 @@ def check_rem31(ctx: Context) -> None:
         doc, {"check": "feasible"}), point))
     C.record(ctx, f"Thm 4.4, a = {a}: one active patch is feasible", feasible, "feasible", True, R31_ANALOGUES)
     ctx.prove("Thm 4.4 at M = 10", "exact", RATIO_AT_LEAST("2", str(2 / patch), LARGE), conclusion=R31_ANALOGUES)
+    paper_patch = sympy.sqrt(sympy.Integer(16) + sympy.Rational(1, 2))
+    ctx.control("Thm 4.4 at the paper's a = 4", RATIO_AT_LEAST("2", str(2 / paper_patch), LARGE),
+                "another a: 100 → 4 (the paper's), where the ratio is (a² + 1/2)^(1/4) ≈ 2.03")
     # control: Theorem 5.1 (not named by the remark): the same criterion on its construction, KKT value against the
     # checker's exact global optimum, does not reach M = 2
     thm51 = C.construction("thm5.1-depth3")
@@ -488,8 +491,7 @@ def record_controls(ctx: Context, cases: tuple[Perturbed, ...], fifty_one: str, 
 
 R32_FIFTY_ONE = ("Theorem 5.1's negative conclusion (not a local minimum) survives small input perturbations "
                  "(m = 3, 4; each theorem's own initialization)")
-R32_OTHERS = ("Theorems 3.2, 4.1, 4.3 and 5.4 survive small input perturbations (one perturbation of each; "
-              "finite-time flows)")
+R32_OTHERS = "Theorems 3.2, 4.1, 4.3 and 5.4 survive small input perturbations (finite-time flows)"
 RC_PROPERTIES = ("on perturbed inputs the limit computed from each proof's mechanism has the asserted property: 3.2 "
                  "and 4.1 not a local minimum, 4.3 local not global with non-zero inputs, 5.4 first layer local not "
                  "global, 5.1 (m = 3, 4) a local minimum")
