@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import convolutional_tensor, diagonal_tensor
+from theorems.tensor_networks.classification import settles, turning
 from theorems.tensor_networks.classification_flow import log_levels, run_to_margins
 from theorems.tensor_networks.classification_single_point import (
     margin_gap,
@@ -86,3 +87,25 @@ def test_run_to_margins_stops_at_each_level_cheaply():
     assert path.nfev < 3000
     stalled = run_to_margins(model, np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5]), [1e8], max_evaluations=50)
     assert not stalled.completed
+
+
+def _rotating(levels, angles):
+    """Unit vectors in R^4 at the given angles (radians) from e_1 in the (e_1, e_2) plane."""
+    return np.array([[np.cos(a), np.sin(a), 0.0, 0.0] for a in angles])
+
+
+def test_remark_1_monitor_reads_the_movement_against_its_own_rate():
+    levels = log_levels(1.0, 1e8, 2)
+    limit = 0.3
+    decaying = _rotating(levels, limit - 0.5 * levels ** -0.5)  # moves like Q^(−1/2): the limit is 0.3 rad
+    assert settles(levels, decaying, levels[-1], 2e-2, 1e-10, True)
+    assert not settles(levels, decaying, levels[-1], 2e-2, 1e-10, False)  # the flow must reach its level
+    assert settles(levels, turning(levels, decaying, 0.0), levels[-1], 2e-2, 1e-10, True)
+    assert not settles(levels, turning(levels, decaying, 0.2), levels[-1], 2e-2, 1e-10, True)
+    logarithmic = _rotating(levels, 0.05 * np.log10(levels))  # never settles, 0.05 rad per decade
+    decision = settles(levels, logarithmic, levels[-1], 2e-2, 1e-10, True)
+    assert not decision and decision.decision.figures["ratio"] == pytest.approx(1.0, abs=1e-9)
+    slow = _rotating(levels, limit - 0.5 * levels ** -0.02)  # decays, but the tail is ~0.3 rad
+    assert not settles(levels, slow, levels[-1], 2e-2, 1e-10, True)
+    jitter = _rotating(levels, 1e-4 * (np.arange(levels.size) % 2))  # below the resolution Q_end·rtol = 1e-2
+    assert settles(levels, jitter, levels[-1], 2e-2, 1e-10, True)
