@@ -458,3 +458,12 @@ def test_numpy_booleans_decide_like_booleans():
     assert Decision(np.True_).holds is True and Decision(np.False_, "d").holds is False
     assert Criterion("np", lambda x: Decision(np.bool_(x > 0)))(1).holds is True
     assert Criterion("np", lambda x: (np.bool_(x > 0), "detail"))(-1).holds is False
+
+
+def test_a_control_can_name_the_conclusion_it_bears_on():
+    ctx = Context("rank.x", Profile.QUICK, 1, conclusions=("a", "b"))
+    ctx.prove("a", "exact", LESS(1, 2), conclusion="a")
+    ctx.prove("b", "exact", LESS(1, 3), conclusion="b")
+    assert ctx.control("nearest is b", LESS(2, 3)) and ctx.evidence[-1].conclusion == "b"
+    assert ctx.control("pinned to a", LESS(2, 3), conclusion="a") and ctx.evidence[-1].conclusion == "a"
+    assert ctx.evidence[-1].perturbs == 0

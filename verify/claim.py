@@ -489,22 +489,27 @@ class Context:
         return self._record(name, kind, Role.COUNTEREXAMPLE, found, detail, figures, plot, conclusion)
 
     def control(self, name: str, perturbed: Application, change: str = "", detail: str = "",
-                figures: Mapping[str, Any] | None = None, plot: Plot | None = None) -> bool:
+                figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
+                conclusion: str | None = None) -> bool:
         """A negative control: ``perturbed`` is a call of a criterion that decided an evidence item of this claim,
         on perturbed arguments; it is rejected only when the criterion answers "does not hold".
 
         The control bears on the conclusion of the evidence item whose call it perturbs (the one whose arguments
-        differ least); ``change`` describes the perturbation in words, next to the recorded argument changes.
+        differ least; ``conclusion=`` restricts the choice to that conclusion's items); ``change`` describes the
+        perturbation in words, next to the recorded argument changes.
         """
         if not isinstance(perturbed, Application):
             raise ClaimDefinitionError(
                 f"claim {self.claim_id}: control '{name}' is not a call of a criterion (a control must call the "
                 "criterion of the evidence it perturbs, with perturbed arguments)")
         same = [(index, app) for index, app in self._applications if app.criterion.key == perturbed.criterion.key]
+        if conclusion is not None:
+            conclusion = self._conclusion(conclusion, name)
+            same = [(index, app) for index, app in same if self.evidence[index].conclusion == conclusion]
         if not same:
             raise ClaimDefinitionError(
                 f"claim {self.claim_id}: control '{name}' calls criterion '{perturbed.criterion.name}', which decided "
-                "no evidence item of this claim")
+                "no evidence item of this claim" + (f" for conclusion '{conclusion}'" if conclusion else ""))
         index, original = min(reversed(same), key=lambda pair: len(perturbed.differences(pair[1])))
         differences = perturbed.differences(original)
         if not differences:
