@@ -464,6 +464,6 @@ def test_a_control_can_name_the_conclusion_it_bears_on():
     ctx = Context("rank.x", Profile.QUICK, 1, conclusions=("a", "b"))
     ctx.prove("a", "exact", LESS(1, 2), conclusion="a")
     ctx.prove("b", "exact", LESS(1, 3), conclusion="b")
-    assert ctx.control("nearest is b", LESS(2, 3)) and ctx.evidence[-1].conclusion == "b"
-    assert ctx.control("pinned to a", LESS(2, 3), conclusion="a") and ctx.evidence[-1].conclusion == "a"
+    assert ctx.control("nearest is b", LESS(4, 3)) and ctx.evidence[-1].conclusion == "b"
+    assert ctx.control("pinned to a", LESS(4, 3), conclusion="a") and ctx.evidence[-1].conclusion == "a"
     assert ctx.evidence[-1].perturbs == 0
