@@ -271,7 +271,15 @@ def _exact_bound(value: Any) -> sympy.Expr:
 
 
 def _real_zeros(poly: sympy.Poly, lower: sympy.Expr, upper: sympy.Expr) -> tuple[sympy.Expr, ...]:
-    return tuple(r for r in dict.fromkeys(poly.real_roots()) if lower <= r <= upper)
+    """The distinct real zeros in [lower, upper], ascending. Which of them lie inside is decided by Sturm counting
+    at the (rational) ends, not by comparing the algebraic roots numerically: a root within 1e-200 of an end is
+    beyond what sympy's comparisons can settle."""
+    zeros = list(dict.fromkeys(poly.real_roots()))  # ascending
+    if not zeros:
+        return ()
+    below = 0 if lower.is_infinite else poly.count_roots(None, lower) - (1 if poly.eval(lower) == 0 else 0)
+    upto = len(zeros) if upper.is_infinite else poly.count_roots(None, upper)
+    return tuple(zeros[below:upto])
 
 
 def _interior_zero_count(poly: sympy.Poly, lower: sympy.Expr, upper: sympy.Expr) -> int:

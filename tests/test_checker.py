@@ -3,9 +3,11 @@ reason, exact and float inputs agree, bad input is reported in one line naming w
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -523,3 +525,103 @@ def test_wrapped_models_have_consistent_gradients():
         np.testing.assert_allclose(J, numeric, atol=1e-6)
         G = rng.normal(size=(X.shape[0], c.float_model.d_out))
         np.testing.assert_allclose(c.float_model.vjp(theta, X, G), np.einsum("no,nop->p", G, J), atol=1e-10)
+
+
+# -- extreme but valid numbers (issue 13): one line naming the field, exit 2, or handled exactly ------------------
+_RANGE = "nonzero numbers must have magnitudes between 1e-150 and 1e150"
+EXTREME = [
+    ("data.inputs[0][1]", 10**4999 + 7, "an integer with 5000 digits is too large"),
+    ("parameters.layers[0][0][0]", -(10**4999), "an integer with 5000 digits is too large"),
+    ("data.inputs[0][1]", 1e-300, "1e-300 is too small"),
+    ("parameters.layers[0][0][0]", 1e-300, "1e-300 is too small"),
+    ("data.inputs[0][1]", 5e-324, "5e-324 is subnormal, too small"),
+    ("parameters.layers[0][0][0]", 5e-324, "5e-324 is subnormal, too small"),
+    ("data.inputs[0][1]", 2e300, "2e+300 is too large"),
+    ("parameters.layers[0][0][0]", 2e300, "2e+300 is too large"),
+    ("data.inputs[0][1]", 10**200, "an integer with 201 digits is too large"),
+    ("data.inputs[0][1]", "1/10**60/10**60/10**60", "'1/10**60/10**60/10**60' is too small"),
+    ("data.inputs[0][1]", "10**60 * 10**60 * 10**40", "'10**60 * 10**60 * 10**40' is too large"),
+]
+
+
+def _set(document: dict[str, Any], where: str, value: Any) -> None:
+    *path, last = where.replace("]", "").replace("[", ".").split(".")
+    target: Any = document
+    for key in path:
+        target = target[int(key)] if key.isdigit() else target[key]
+    target[int(last)] = value
+
+
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+@pytest.mark.parametrize("where, value, message", EXTREME, ids=[f"{w}={m.split(' is')[0]}" for w, _, m in EXTREME])
+def test_extreme_numbers_are_one_line_naming_the_field(tmp_path, capsys, recwarn, suffix, where, value, message):
+    document = copy.deepcopy(BASE)
+    _set(document, where, value)
+    path = tmp_path / f"extreme{suffix}"
+    if suffix == ".json":
+        with _long_integers():
+            path.write_text(json.dumps(document))
+    else:  # TOML: the same document, written with the one literal in place
+        path.write_text(_toml_with((EXAMPLES / "margin_thm3_2.toml").read_text(), where, value))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"verify: error: {where}: {message} for the checker ({_RANGE})" in err, err
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def _toml_with(text: str, where: str, value: Any) -> str:
+    """The TOML file with the entry at ``where`` replaced: re-serialized from the parsed document (the examples are
+    plain tables of numbers and strings), so that the literal is written exactly as TOML spells it."""
+    document = tomllib.loads(text)
+    _set(document, where, value)
+
+    def literal(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            with _long_integers():
+                return str(v)
+        if isinstance(v, float):
+            return repr(v)
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(literal(x) for x in v) + "]"
+        return "{" + ", ".join(f"{json.dumps(k)} = {literal(x)}" for k, x in v.items()) + "}"
+
+    return "\n".join(f"{json.dumps(key)} = {literal(v)}" for key, v in document.items()) + "\n"
+
+
+@contextlib.contextmanager
+def _long_integers():
+    """Python prints integers of at most 4300 digits; the test writes longer ones."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def test_extreme_numbers_in_a_parsed_document_and_products_that_overflow():
+    document = copy.deepcopy(BASE)
+    document["data"]["inputs"][0][1] = 10**4999
+    with pytest.raises(ConstructionError, match=r"^data\.inputs\[0\]\[1\]: an integer with 5000 digits is too large"):
+        load_construction(document)
+    # Every number in range, their product not: the outputs at θ are refused, naming the parameters.
+    document = copy.deepcopy(BASE)
+    document["data"]["inputs"] = [[1e149, 1e149], [-1e149, 1e149]]
+    document["parameters"]["layers"] = [[[1e149, 1e149], [0, 0]], [[1e149, 0]]]
+    with pytest.raises(ConstructionError, match=r"^parameters: the network's outputs on data\.inputs are too large"):
+        load_construction(document)
+
+
+def test_small_but_representable_numbers_are_decided_exactly():
+    """1e-100 in θ: the witness curve's roots lie within 1e-200 of the interval's end, beyond sympy's numeric
+    comparisons; Sturm counting at the rational ends decides them (this was an internal error). The float
+    construction is checked with tolerances, and the paper's witness curve, written for θ's entry 0, misses θ."""
+    document = copy.deepcopy(BASE)
+    document["parameters"]["layers"][0][0][0] = 1e-100
+    result = check_construction(document)
+    assert [r.verdict for r in result.results] == [F, F, I, R, F], [r.detail for r in result.results]
+    assert "the curve does not tend to θ" in result.results[2].detail  # the paper's curve is for the entry 0

@@ -18,6 +18,7 @@ import ast
 import dataclasses
 import json
 import math
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,11 @@ _MAX_TENSOR_ENTRIES = 200_000
 _MAX_EXPRESSION_NODES = 200
 _MAX_EXPONENT = 64
 _MAX_INTEGER_DIGITS = 60
+# Every nonzero number must have a magnitude in [_MIN_MAGNITUDE, _MAX_MAGNITUDE]: its square, and a product of two
+# such numbers, stay normal float64 numbers (the float engines square θ, multiply layers, divide by norms).
+_MIN_MAGNITUDE, _MAX_MAGNITUDE = 1e-150, 1e150
+_RANGE = "nonzero numbers must have magnitudes between 1e-150 and 1e150"
+_MAX_LITERAL_DIGITS = 100_000  # integer literals longer than this are refused while reading the file
 _FUNCTIONS = {"sqrt": (sympy.sqrt, 1), "cbrt": (sympy.cbrt, 1), "root": (sympy.root, 2)}
 
 
@@ -335,19 +341,58 @@ def _check_syntax(text: str, where: str, symbols: Mapping[str, sympy.Symbol]) ->
                 raise ConstructionError(f"{where}: root(x, n) needs an integer n between 1 and {_MAX_EXPONENT}")
 
 
+class _LongInteger(int):
+    """An integer literal too long to print (Python refuses str() beyond 4300 digits): shown by its length."""
+
+    def __repr__(self) -> str:
+        return f"an integer with {_digits(self)} digits"
+
+    __str__ = __repr__
+
+
+def _digits(value: int) -> int:
+    """The number of decimal digits of |value|, without converting it to a string."""
+    magnitude = abs(int(value))
+    guess = max(1, int(magnitude.bit_length() * math.log10(2)))
+    return guess + 1 if magnitude >= 10**guess else guess
+
+
+def _mark_long_integers(document: Any) -> Any:
+    """The document with every integer beyond the checker's range wrapped in :class:`_LongInteger`, so that an
+    error message about it (ours or the schema's) names its length instead of printing (or failing to print) it."""
+    if isinstance(document, dict):
+        return {key: _mark_long_integers(value) for key, value in document.items()}
+    if isinstance(document, list):
+        return [_mark_long_integers(value) for value in document]
+    if isinstance(document, int) and not isinstance(document, bool) and abs(document) > _MAX_MAGNITUDE:
+        return _LongInteger(document)
+    return document
+
+
+def _in_range(value: Any, where: str, text: str) -> None:
+    """Refuse a nonzero number outside [1e-150, 1e150] in magnitude, in one line that names the field."""
+    if value != 0 and not _MIN_MAGNITUDE <= abs(value) <= _MAX_MAGNITUDE:
+        kind = ("subnormal, too small" if isinstance(value, float) and abs(value) < sys.float_info.min else
+                "too small" if abs(value) < _MIN_MAGNITUDE else "too large")
+        raise ConstructionError(f"{where}: {text} is {kind} for the checker ({_RANGE})")
+
+
 def parse_number(value: Any, where: str, symbols: Mapping[str, sympy.Symbol] | None = None) -> sympy.Expr | float:
     """A JSON/TOML number or an expression string, as an exact sympy number (ints, strings) or a float.
 
-    ``symbols`` names the variables an expression may use (witness curves: ``{"eps": EPS}``).
+    ``symbols`` names the variables an expression may use (witness curves: ``{"eps": EPS}``). Nonzero numbers
+    must have magnitudes between 1e-150 and 1e150 (a constant expression's exact value included).
     """
     symbols = dict(symbols or {})
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ConstructionError(f"{where}: expected a number, got {_json_type(value)}")
     if isinstance(value, int):
+        _in_range(value, where, repr(value) if isinstance(value, _LongInteger) else f"{value:.3g}")
         return sympy.Integer(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ConstructionError(f"{where}: {value} is not a finite number")
+        _in_range(value, where, repr(value))
         return value
     _check_syntax(value, where, symbols)
     namespace = {name: function for name, (function, _) in _FUNCTIONS.items()} | symbols
@@ -365,6 +410,11 @@ def parse_number(value: Any, where: str, symbols: Mapping[str, sympy.Symbol] | N
         raise ConstructionError(f"{where}: {value!r} has unknown symbols")
     if not expr.free_symbols and expr.is_real is not True:
         raise ConstructionError(f"{where}: {value!r} is not a real number")
+    if not expr.free_symbols and expr != 0:
+        magnitude = sympy.Abs(expr)
+        if magnitude < sympy.Rational(_MIN_MAGNITUDE) or magnitude > sympy.Rational(_MAX_MAGNITUDE):
+            kind = "too small" if magnitude < 1 else "too large"
+            raise ConstructionError(f"{where}: {value!r} is {kind} for the checker ({_RANGE})")
     return expr
 
 
@@ -392,7 +442,10 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConstructionError(f"{path}: cannot read the file ({reason})") from None
+    limit = sys.get_int_max_str_digits()  # 4300 by default: longer literals are parsed here, refused later
     try:
+        if limit:
+            sys.set_int_max_str_digits(max(limit, _MAX_LITERAL_DIGITS))
         document = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConstructionError(f"{path}: invalid TOML: {exc}") from None
@@ -400,6 +453,11 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConstructionError(f"{path}: invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise ConstructionError(f"{path}: nested too deeply") from None
+    except ValueError:  # the only other ValueError of both parsers: an integer literal beyond the digit limit
+        raise ConstructionError(f"{path}: an integer with more than {_MAX_LITERAL_DIGITS} digits "
+                                f"({_RANGE})") from None
+    finally:
+        sys.set_int_max_str_digits(limit)
     if not isinstance(document, dict):
         raise ConstructionError(f"{path}: the top level must be a table/object, got {_json_type(document)}")
     return document
@@ -893,6 +951,15 @@ def _property(spec: Mapping[str, Any], index: int, loss: str, model: Model, has_
 
 
 # -- entry point ---------------------------------------------------------------------------------------------
+def _outputs_in_range(model: Any, theta: np.ndarray, X: np.ndarray, where: str) -> None:
+    """Refuse parameters whose network outputs overflow float64 (each number is in range, their products not)."""
+    with np.errstate(all="ignore"):
+        outputs = np.asarray(model.forward(B.to_float(theta), B.to_float(X)), dtype=np.float64)
+    if not np.all(np.isfinite(outputs)) or np.max(np.abs(outputs), initial=0.0) > _MAX_MAGNITUDE:
+        raise ConstructionError(f"{where}: the network's outputs on data.inputs are too large for the checker "
+                                f"(beyond 1e150 in magnitude; rescale the data or the parameters)")
+
+
 def load_construction(source: str | Path | Mapping[str, Any]) -> Construction:
     """Read, validate and build a construction from a .toml/.json path or an already parsed document."""
     if isinstance(source, Mapping):
@@ -900,6 +967,7 @@ def load_construction(source: str | Path | Mapping[str, Any]) -> Construction:
     else:
         path = Path(source)
         document, origin = _read(path), str(path)
+    document = _mark_long_integers(document)
     _validate(document, origin)
     loss = document["loss"]
     exact = not (_has_float(document["data"]["inputs"]) or _has_float(document["data"].get("labels", []))
@@ -929,6 +997,9 @@ def load_construction(source: str | Path | Mapping[str, Any]) -> Construction:
             X = np.vectorize(sympy.Integer, otypes=[object])(X)
         Y = _array([1] * len(model.pairs), exact)
         architecture += f", {classes} classes (multi-class margin min_i f_(y_i)(x_i) − max_(j≠y_i) f_j(x_i))"
+    _outputs_in_range(float_model, theta, X, "parameters")
+    if theta0 is not None:
+        _outputs_in_range(float_model, theta0, X, "initialization")
     return Construction(
         origin=origin, title=document.get("title", Path(origin).stem if origin != "<dict>" else "construction"),
         source=document.get("source", ""), description=document.get("description", ""),
