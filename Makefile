@@ -35,6 +35,7 @@ install: $(BIN)/verify
 verify: install
 	$(BIN)/verify run --profile $(PROFILE) --jobs $(JOBS) --json out/results.json --report out/report.pdf
 	$(BIN)/python -m verify.audit out/results.json
+	$(BIN)/python -m reports.lint out/report.pdf out/results.json
 
 test: install
 	CI=$${CI:-1} $(BIN)/python -m pytest -n $(JOBS) -q

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -394,8 +395,11 @@ def test_how_to_read_states_the_verdict_rules(text: str) -> None:
 
 # -- readable texts outside the typeset statements ------------------------------------------------------------
 def test_no_raw_markup_in_prose(text: str) -> None:
+    from reports.lint import missing_files, raw_markup
+
     claims = text[text.index("Summary"):]
-    for raw in ("**", "^", "_{", "_(", "[0.5,", "'sqrt"):
+    assert raw_markup(claims) == [] and missing_files(claims) == []
+    for raw in ("[0.5,", "'sqrt"):  # the fixture's own list and sympy reprs
         assert raw not in claims, raw
     assert "σ2/σ1below10−3" in claims and "‖∇L‖2=2·x2" in claims and "samples(0.5,0.25,0.125,0.0625)" in claims
 
@@ -426,18 +430,13 @@ def test_keys_break_between_words_never_inside_numbers() -> None:
 
 def test_every_plot_has_axis_labels_and_stays_in_its_claim(text: str, small_run: RunResults) -> None:
     from reports.figures import axis_labels
+    from reports.lint import misplaced_figures, plot_problems
 
-    claims = text[text.index("Measuredtightness"):]
-    number = 0
-    for result in small_run.results:
-        for item in result.evidence:
-            if item.plot is None:
-                continue
-            number += 1
-            assert all(axis_labels(item.plot)), (result.id, item.name)
-            caption = claims.index(f"Figure{number}:")
-            headings = [claims.rfind(r.id + r.verdict.value.upper(), 0, caption) for r in small_run.results]
-            assert max(range(len(headings)), key=headings.__getitem__) == small_run.results.index(result)
+    plots = [(r.id, e.name, e.plot) for r in small_run.results for e in r.evidence if e.plot is not None]
+    assert plots and all(not plot_problems(plot) for _, _, plot in plots), plots
+    assert misplaced_figures(text, small_run) == []
+    assert plot_problems(Plot("line", "t", (Series("a", (math.nan,), (1.0,)),), "s")) == [
+        "no data (no series has a finite point)"]
     assert axis_labels(Plot("line", "t", (Series("a", (1.0,), (2.0,)), Series("b", (1.0,), (3.0,))))) == \
         ("", "a, b")
     assert axis_labels(Plot("scatter", "t", (Series("", (1.0, 2.0)),))) == ("index", "value")
