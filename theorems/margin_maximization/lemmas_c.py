@@ -218,6 +218,7 @@ def check_lemC3(ctx: Context) -> None:
 
 # -- Lemma C.4 ---------------------------------------------------------------------------------------------------
 LIMIT_NORMS = (30.0, 100.0, 300.0)
+DATA_DRAWS = 4  # data sets tried until a flow meets the lemma's hypothesis
 BALANCE_TOLERANCE = 1e-4  # max_j |‖ŵ_j‖² − v̂_j²| / R(θ̂) at ‖θ‖ = 300 (it decays like ‖θ‖^(−2))
 
 
@@ -247,14 +248,21 @@ def limit_imbalance(net: Network, path: list[C.FlowLimit], quantity: Quantity) -
 )
 def check_lemC4(ctx: Context) -> None:
     rng = ctx.rng("flows")
-    X1, y1 = two_clusters(rng, 6)
-    X2, y2 = teacher_data(rng, 6, 3)
     curves = {}
-    for name, net, X, y, loss in (("depth-2 ReLU 2-3-1", fully_connected([2, 3, 1], "relu"), X1, y1, "exponential"),
-                                  ("diagonal linear d = 3", diagonal(3, 2, "linear"), X2, y2, "logistic")):
-        found = P.flow_limits(net, X, y, loss, rng, LIMIT_NORMS)
+    for name, net, draw, loss in (("depth-2 ReLU 2-3-1", fully_connected([2, 3, 1], "relu"),
+                                   lambda: two_clusters(rng, 6), "exponential"),
+                                  ("diagonal linear d = 3", diagonal(3, 2, "linear"), lambda: teacher_data(rng, 6, 3),
+                                   "logistic")):
+        # the lemma's hypothesis (‖θ‖ → ∞ with directional convergence) is met where a flow separates the data and
+        # reaches every norm; a data set on which no start does so (seed 3: the ReLU units die) is redrawn
+        for _ in range(DATA_DRAWS):
+            X, y = draw()
+            found = P.flow_limits(net, X, y, loss, rng, LIMIT_NORMS)
+            if found is not None:
+                break
         if found is None:
-            ctx.support(name, "trend", False, "no flow reached the norms with every sample separated", conclusion=C4)
+            ctx.support(name, "trend", False, f"no flow reached the norms with every sample separated on {DATA_DRAWS} "
+                        "data sets", conclusion=C4)
             continue
         values = tuple(limit_imbalance(net, found[0], unit_quantity))
         ctx.support(name, "trend", BALANCED(values, BALANCE_TOLERANCE), f"finite-time proxy ({loss}): max_j "

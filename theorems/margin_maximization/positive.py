@@ -233,6 +233,9 @@ def diagonal_example() -> tuple[np.ndarray, np.ndarray]:
     return np.array([[1.0, 0.2], [0.2, 1.0]]), np.ones(2)
 
 
+RANDOM_DRAWS = 40  # data sets tried for the random instances (12 left only one judged at seed 3)
+
+
 @claim(
     id="margin.thm4.2.1",
     ref="Thm 4.2 (1), Sec. 4; proof in App. C.5.1",
@@ -275,7 +278,7 @@ def check_thm421(ctx: Context) -> None:
     net = diagonal(3, 2, "linear")
     data = ctx.rng("data")
     wanted, judged, skipped = ctx.pick(quick=2, full=5), 0, 0
-    for draw in range(12):
+    for draw in range(RANDOM_DRAWS):
         if judged == wanted:
             break
         X, y = teacher_data(data, 8, 3)
