@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
@@ -29,7 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from numerics.cache import cache_dir
-from reports.text import prose_plain
+from reports.text import prose, prose_plain_segment
 from verify.claim import Plot
 from verify.runner import ClaimResult
 
@@ -89,9 +90,29 @@ def _power_of_ten(value: float, _position: int | None = None) -> str:
     return f"{sign}10{str(round(exponent)).translate(_SUPERSCRIPT)}"
 
 
+_MATHTEXT_SPECIAL = re.compile(r"([{}_$%#&^~\\])")
+
+
+def _mathtext_script(body: str, style: str) -> str:
+    """A script that Unicode lacks as mathtext: upright, spaces kept, nested levels as nested scripts."""
+    body = _MATHTEXT_SPECIAL.sub(r"\\\1", body).replace(" ", r"\ ")
+    level = style.split(".")[-1]  # a script inside a script is set one level up
+    return "$" + ("^{" if level == "sup" else "_{") + r"\mathrm{" + body + "}}$"
+
+
 def _label(text: str) -> str:
-    """A label as the reader should see it: W_k, x**2 and list reprs made readable, mathtext ($...$) kept."""
-    return text if "$" in text else prose_plain(text)
+    """A label as the reader should see it: W_k, x**2 and list reprs made readable, mathtext ($...$) kept;
+    a script without Unicode characters (^(2/k)) is set as mathtext."""
+    if "$" in text:
+        return text
+    out = []
+    for part, style in prose(text):
+        if not style:
+            out.append(part)
+            continue
+        plain = prose_plain_segment(part, style)
+        out.append(plain if "." not in style and not plain.startswith(("^", "_")) else _mathtext_script(part, style))
+    return "".join(out)
 
 
 def axis_labels(plot: Plot) -> tuple[str, str]:

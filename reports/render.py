@@ -64,7 +64,7 @@ from typing import Any
 import typst
 
 from reports.figures import PLOT_FONTS, PlotError, plot_svgs
-from reports.text import evidence_labels, prose
+from reports.text import evidence_labels, markup_prose, prose
 from verify.claim import ERRATA_NATURES, PAPERS, ConclusionResult, Evidence, Figure, Plot, Role, Verdict
 from verify.runner import ClaimResult, RunResults
 
@@ -181,7 +181,7 @@ def _number(value: Figure) -> dict[str, str | None]:
         return {"text": str(value).lower(), "exp": None}
     if isinstance(value, str):
         special = {"nan": "NaN", "inf": "\u221e", "-inf": "\u2212\u221e"}
-        return {"text": special.get(value, value), "exp": None}
+        return {"text": special[value] if value in special else _prose(value), "exp": None}
     if isinstance(value, int) and abs(value) < 10**12:
         return {"text": str(value).replace("-", "\u2212"), "exp": None}
     text = f"{float(value):.6g}"
@@ -293,7 +293,7 @@ class _DocumentBuilder:
         self.markup: list[tuple[str, str, dict[str, Any]]] = []  # (claim id, field, the item to flag)
 
     def markup_item(self, source: str, claim_id: str, field: str) -> dict[str, Any]:
-        item = {"source": source, "error": None}
+        item = {"source": markup_prose(source), "original": source, "error": None}
         self.markup.append((claim_id, field, item))
         return item
 
@@ -481,10 +481,16 @@ def render_report(run: RunResults, output: str | os.PathLike[str], *, timestamp:
     data = builder.build()
     stamp = creation_timestamp(run) if timestamp is None else timestamp
     errors = check_markup(item["source"] for _, _, item in builder.markup)
+    # a text whose typeset scripts do not compile (a script inside code the reading missed) stays as written
+    retry = [item for _, _, item in builder.markup if errors[item["source"]] and item["source"] != item["original"]]
+    originals = check_markup(item["original"] for item in retry)
+    for item in retry:
+        if originals[item["original"]] is None:
+            item["source"] = item["original"]
     for _, _, item in builder.markup:
-        item["error"] = errors[item["source"]]
+        item["error"] = errors[item["source"]] if item["source"] in errors else None
     svgs = plot_svgs(builder.plots)
-    data["plots"] = [{"title": plot.title, "svg": None if isinstance(svg, PlotError) else svg,
+    data["plots"] = [{"title": _prose(plot.title), "svg": None if isinstance(svg, PlotError) else svg,
                       "error": str(svg) if isinstance(svg, PlotError) else None}
                      for plot, svg in zip(builder.plots, svgs)]
     try:

@@ -22,28 +22,66 @@ GREEK = {
     "Psi": "Ψ", "Omega": "Ω",
 }
 _GREEK_BEFORE_SCRIPT = re.compile(r"(?<![A-Za-z])(" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?=[_^])")
-_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool_?)\d*\(([^()]*)\)")
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool_?)\d*\(([^()]*?)(?:\)|(?=…)|$)")
 _ARRAY = re.compile(r"\barray\((\[[^()]*\])(?:,\s*dtype=[\w.]+)?\)")
 _LIST_ITEM = r"\s*(?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[-+\w.*/()√]+)\s*"
 _LIST = re.compile(r"\[(" + _LIST_ITEM + r"(?:," + _LIST_ITEM + r")+)\]")
+# a Python list or dict repr (one level of nesting), read with ast.literal_eval
+_REPR = re.compile(r"\[(?:[^\[\]{}]|\[[^\[\]]*\])*\]|\{(?:[^{}\[\]]|\{[^{}]*\}|\[[^\[\]]*\])*\}")
 _POWER = re.compile(r"(?<=[\w)\]}‖|])\*\*(?=[-\w(])")
 _PRODUCT = re.compile(r"(?<=[\w)])\*(?=[\w(√])")
 _NAN = re.compile(r"(?<![\w.])nan(?![\w.])")
 _LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{9,}(?:e[-+]?\d+)?(?![\w.])")
-# a script: "_" after a one-letter base (or a closing bracket or norm bar), "^" after anything but a space
+# big operators and symbols that take a subscript like a letter: ∏_k, ∑_(i=1), ∇_w, ∫_0
+_OPERATORS = "∏∑Σ∇∂∫Π⋃⋂"
+_BRACKETED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|\{(?:[^{}]|\{[^{}]*\})*\}"
+# a script: "_" with a bracketed body after any non-space, "_" with a one-token body after a one-letter base
+# (any alphabet, with combining accents), a big operator or a closing bracket; "^" after any non-space with a
+# bracketed body, a number (1e-05, -4.94), a word or a symbol (⊥, ∞, ⊗L); a body cut short by "…" is taken
 _SCRIPT = re.compile(
-    r"(?:(?<=(?<![A-Za-z])[A-Za-zα-ωΑ-Ω])|(?<=(?<=[a-z])[A-Z])|(?<=[)\]}‖|]))_"
-    r"(?P<sub>\((?:[^()]|\([^()]*\))*\)|\{[^{}]*\}|\d+(?![\w.])|[A-Za-zα-ωΑ-Ω](?![a-z]))"
-    r"|(?<=\S)\^"
-    r"(?P<sup>\((?:[^()]|\([^()]*\))*\)|\{[^{}]*\}|[-−]?\d+(?![\w.])|[-−]?[A-Za-zα-ωΑ-Ω](?![a-z])|[*⊤†])"
+    r"(?<!\\)(?:(?<=\S)_(?P<subb>" + _BRACKETED + r"|\((?:[^()]|\([^()]*\))*…)"
+    r"|(?:(?<=(?<!\w)[^\W\d_])|(?<=(?<=[a-z])[A-Z])|(?<=[\u0300-\u036f)\]}‖|" + _OPERATORS + r"]))_"
+    r"(?P<sub>\d+(?![\w.])|[^\W\d_](?![a-z])))"
+    r"|(?<!\\)(?<=\S)\^"
+    r"(?P<sup>" + _BRACKETED + r"|\((?:[^()]|\([^()]*\))*…"
+    r"|[-−+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])|[-−]?\w+|[^\s\w()\[\]{}\\]\w*)"
 )
 
-Segments = list[tuple[str, str]]  # (text, "" | "sub" | "sup")
+Segments = list[tuple[str, str]]  # (text, "" | "sub" | "sup" | "sup.sub" | ...): nested styles, outermost first
 
 
 def _list_items(match: re.Match[str]) -> str:
     items = [item.strip().strip("'\"") for item in match.group(1).split(",")]
     return "(" + ", ".join(items) + ")"
+
+
+def _repr_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.8g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_repr_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_repr_text(k)}: {_repr_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _repr(match: re.Match[str]) -> str:
+    """A list or dict repr as a tuple or a brace list without quotes; anything else (an index, a set) kept."""
+    import ast
+
+    try:
+        value = ast.literal_eval(match.group(0))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return match.group(0)
+    if isinstance(value, list):
+        if not value or (len(value) == 1 and not isinstance(value[0], str)):
+            return match.group(0)  # x[0]: an index, not a list
+        return _repr_text(value)
+    return _repr_text(value) if isinstance(value, dict) and value else match.group(0)
 
 
 def _short_float(match: re.Match[str]) -> str:
@@ -55,6 +93,7 @@ def normalize(text: str) -> str:
     ``*`` between operands as a centred dot, ``nan`` as NaN, floats with floating-point noise shortened."""
     text = _NUMPY_SCALAR.sub(r"\1", text)
     text = _ARRAY.sub(r"\1", text)
+    text = _REPR.sub(_repr, text)
     text = _LIST.sub(_list_items, text)
     text = _POWER.sub("^", text)
     text = _PRODUCT.sub("·", text)
@@ -66,27 +105,79 @@ def normalize(text: str) -> str:
 def _script_body(body: str) -> str:
     if len(body) >= 2 and body[0] in "({" and body[-1] in ")}":
         body = body[1:-1]
+    elif body.startswith("(") and body.endswith("…"):
+        body = body[1:]
     return body.replace("-", "−").replace("*", "·") if body != "*" else "*"
 
 
-def prose(text: str) -> Segments:
-    """The text as (text, style) segments: subscripts and superscripts split out, reprs made readable."""
-    text = normalize(text)
+def _scripts(text: str, outer: str = "") -> Segments:
     segments: Segments = []
     position = 0
     for match in _SCRIPT.finditer(text):
         if match.start() > position:
-            segments.append((text[position: match.start()], ""))
-        style = "sub" if match.group("sub") is not None else "sup"
-        body = _script_body(match.group(style))
+            segments.append((text[position: match.start()], outer))
+        group = next(g for g in ("subb", "sub", "sup") if match.group(g) is not None)
+        style = "sup" if group == "sup" else "sub"
+        nested = f"{outer}.{style}" if outer else style
+        body = _script_body(match.group(group))
         if style == "sup" and body == "T":
-            segments.append(("⊤", "sup"))
+            segments.append(("⊤", nested))
         else:
-            segments.append((body, style))
+            segments += _scripts(body, nested)
         position = match.end()
     if position < len(text):
-        segments.append((text[position:], ""))
+        segments.append((text[position:], outer))
     return segments
+
+
+def prose(text: str) -> Segments:
+    """The text as (text, style) segments: subscripts and superscripts split out (a script inside a script
+    has the style "sup.sub" and the like, outermost first), reprs made readable."""
+    return _scripts(normalize(text))
+
+
+_MARKUP_SPECIAL = re.compile(r"([\\_*#$<>@`\[\]~/])")  # verify.claim.plain's escapes, and "/" (comments)
+_MARKUP_ESCAPE = re.compile(r"\\([\\_*#$<>@`\[\]~])")
+# what stays as written in a markup text: math, raw text, labels and references, links, code
+_MARKUP_KEEP = re.compile(r"(?<!\\)\$(?:\\.|[^$\\])*\$|(?<!\\)`[^`]*`|(?<!\\)<[\w:.-]+>|(?<!\\)@[\w:.-]+|"
+                          r"https?://\S+|(?<!\\)#[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?(?:\[(?:[^\[\]]|\[[^\[\]]*\])*\])?")
+
+
+def _markup_scripts(text: str, escape: bool) -> str:
+    out = []
+    position = 0
+
+    def plain(part: str) -> str:
+        return _MARKUP_SPECIAL.sub(r"\\\1", part) if escape else part
+
+    for match in _SCRIPT.finditer(text):
+        out.append(plain(text[position: match.start()]))
+        group = next(g for g in ("subb", "sub", "sup") if match.group(g) is not None)
+        body = _script_body(match.group(group))
+        function = "super" if group == "sup" else "sub"
+        inner = "⊤" if function == "super" and body == "T" else _markup_scripts(body, True)
+        out.append(f"#{function}[{inner}];")
+        position = match.end()
+    out.append(plain(text[position:]))
+    return "".join(out)
+
+
+def markup_prose(markup: str) -> str:
+    """A typst markup text (a statement, hypothesis or note) with the ASCII sub- and superscripts of its prose
+    (outside math, raw text and code) typeset: ``ū^⊥`` and ``Q_(k+1)`` as ``ū#super[⊥];``, ``Q#sub[k+1];``."""
+    out = []
+    position = 0
+    def convert(part: str) -> str:
+        if "\\_" in part:  # prose escaped as typed (verify.claim.plain): read unescaped, escaped again
+            return _markup_scripts(_MARKUP_ESCAPE.sub(r"\1", part), True)
+        return _markup_scripts(part, False)
+
+    for match in _MARKUP_KEEP.finditer(markup):
+        out.append(convert(markup[position: match.start()]))
+        out.append(match.group(0))
+        position = match.end()
+    out.append(convert(markup[position:]))
+    return "".join(out)
 
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-−=()niTt", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱᵀᵗ")
@@ -102,9 +193,13 @@ def _unicode_script(body: str, style: str) -> str:
     return marker + (body if len(body) == 1 else f"({body})")
 
 
+def prose_plain_segment(part: str, style: str) -> str:
+    return _unicode_script(part, style.split(".")[-1]) if style else part
+
+
 def prose_plain(text: str) -> str:
     """:func:`prose` for a terminal: Unicode sub- and superscripts where they exist, else ``_(...)``/``^(...)``."""
-    return "".join(part if style == "" else _unicode_script(part, style) for part, style in prose(text))
+    return "".join(prose_plain_segment(part, style) for part, style in prose(text))
 
 
 # -- typst markup to plain text ------------------------------------------------------------------------------

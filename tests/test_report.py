@@ -18,8 +18,8 @@ import pytest
 
 from reports import figures
 from reports.figures import PlotError, plot_svg
-from reports.render import Report, check_markup, creation_timestamp, pieces, render_report
-from reports.text import plain_text, prose, prose_plain
+from reports.render import Report, _number, check_markup, creation_timestamp, pieces, render_report
+from reports.text import markup_prose, plain_text, prose, prose_plain
 from verify import cli
 from verify.claim import Plot, Series, Verdict
 from verify.runner import RunResults
@@ -414,6 +414,40 @@ def test_no_raw_markup_in_prose(text: str) -> None:
 ])
 def test_prose_reads_ascii_notation(raw: str, segments: list[tuple[str, str]]) -> None:
     assert prose(raw) == segments
+
+
+@pytest.mark.parametrize("raw,segments", [
+    ("∏_{k≥2} F", [("∏", ""), ("k≥2", "sub"), (" F", "")]),
+    ("∏_{k=2}^L F", [("∏", ""), ("k=2", "sub"), ("L", "sup"), (" F", "")]),
+    ("onto ū^⊥", [("onto ū", ""), ("⊥", "sup")]),
+    ("ℓ^(−1)(R)", [("ℓ", ""), ("−1", "sup"), ("(R)", "")]),
+    ("e^(R^L)", [("e", ""), ("R", "sup"), ("L", "sup.sup")]),
+    ("10^{−1/2}", [("10", ""), ("−1/2", "sup")]),
+    ("(ln t)^{1/L}", [("(ln t)", ""), ("1/L", "sup")]),
+    ("Q_(k+1)(t)", [("Q", ""), ("k+1", "sub"), ("(t)", "")]),
+    ("lim_(t→∞) H", [("lim", ""), ("t→∞", "sub"), (" H", "")]),
+    ("loss e^-9e+04, α^order", [("loss e", ""), ("−9e+04", "sup"), (", α", ""), ("order", "sup")]),
+    ("fails on ['α → 0, L = 3']", [("fails on (α → 0, L = 3)", "")]),
+    ("{'a': ['b'], 'c': 1} x[0]", [("{a: (b), c: 1} x[0]", "")]),
+    ("c=np.float64(0.2397516…", [("c=0.2397516…", "")]),
+    ("3*2**(1/3)", [("3·2", ""), ("1/3", "sup")]),
+])
+def test_prose_reads_scripts_after_any_symbol(raw: str, segments: list[tuple[str, str]]) -> None:
+    assert prose(raw) == segments
+
+
+def test_markup_prose_typesets_scripts_outside_math() -> None:
+    assert markup_prose("ū^⊥ and $x_1^T$ and Q_(k+1)") == "ū#super[⊥]; and $x_1^T$ and Q#sub[k+1];"
+    assert markup_prose("e^(R^L) at https://a.b/c_d") == "e#super[R#super[L];]; at https://a.b/c_d"
+    assert markup_prose("M\\_(l) \\*x\\*") == "M#sub[l]; \\*x\\*"  # verify.claim.plain's escapes
+    assert check_markup([markup_prose("a_(k+1) b^(−1/2) c^(x*y)")]) == {markup_prose("a_(k+1) b^(−1/2) c^(x*y)"): None}
+
+
+def test_string_figures_and_plot_labels_are_read() -> None:
+    from reports.figures import _label
+
+    assert _number("2**(1/3)")["text"] == [["2", ""], ["1/3", "sup"]]
+    assert _label("x^(2/k)") == "x$^{\\mathrm{2/k}}$" and _label("W_k x^2") == "Wₖ x²"
 
 
 def test_plain_text_of_statements() -> None:
