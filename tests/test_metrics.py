@@ -7,7 +7,6 @@ import math
 import mpmath
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,6 +179,7 @@ def test_extreme_scales_neither_overflow_nor_underflow(scale):
 
 
 def test_torch_and_exact_inputs_are_converted():
+    import torch  # imported here: collection stays free of torch's 2 s import
     W = np.random.default_rng(3).normal(size=(3, 4))
     assert stable_rank(torch.tensor(W)) == stable_rank(W)
     assert stable_rank(torch.tensor(W, dtype=torch.float32)) == pytest.approx(stable_rank(W), rel=1e-6)

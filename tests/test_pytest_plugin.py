@@ -47,7 +47,7 @@ def test_claim_node_ids_can_be_rerun(toy_registry, pytester):
 
 
 def test_paper_folder_selects_that_paper(toy_registry, pytester):
-    from verify.pytest_plugin import _paper_dir
+    from verify.registry import paper_folder as _paper_dir
 
     result = pytester.runpytest_inprocess(str(_paper_dir("tensor")))
     result.assert_outcomes(passed=2)
@@ -77,3 +77,23 @@ def test_failure_shows_each_conclusion(toy_registry, pytester):
     result = pytester.runpytest_inprocess("--claim", "align.toy.crash")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*[[]OFF[]] conclusion ?: inconclusive (expected confirmed); error: RuntimeError*"])
+
+
+def test_collection_from_the_index_imports_no_engine(tmp_path):
+    """The second collection of the claims reads the cached index: no claim module, and so no engine, is
+    imported (collection stays well under a second); the first one builds the index by importing them."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    probe = ("import sys, pytest\n"
+             f"pytest.main(['theorems', '--collect-only', '-q', '-o', 'cache_dir={tmp_path / 'cache'}'])\n"
+             "heavy = [m for m in ('numerics.flows', 'sympy', 'scipy', 'cvxpy', 'torch') if m in sys.modules]\n"
+             "print('IMPORTED', heavy)\n")
+    runs = [subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    first, second = (run.stdout for run in runs)
+    assert "IMPORTED ['numerics.flows'" in first
+    assert "IMPORTED []" in second
+    assert "tests collected" in second and second.count("::") == first.count("::") > 100

@@ -22,17 +22,12 @@ the claims' profile and seed.
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from verify import papers
-from verify.claim import PAPERS, Claim, Profile
-from verify.registry import all_claims
+from verify.claim import PAPERS, Profile
+from verify.registry import IndexEntry, claim_index, paper_folder
 from verify.runner import DEFAULT_SEED, ClaimResult, run_claim
 
 
@@ -48,44 +43,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 # -- where claims live ------------------------------------------------------------------------------------------
-@cache
-def _paper_dir(paper: str) -> Path | None:
-    """The folder of a paper's package, found without importing the package itself."""
-    installed = papers.installed().get(paper)
-    if installed is None:
-        return None
-    try:
-        spec = importlib.util.find_spec(installed.package)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]).resolve()
+_INDEX = pytest.StashKey[list[IndexEntry]]()
 
 
-def claim_file(claim: Claim) -> Path | None:
-    """The file a claim's item belongs to: the module that defines its check when that module is part of the
-    claim's paper package, else the package's ``__init__.py``."""
-    paper_dir = _paper_dir(claim.paper)
-    module = sys.modules.get(getattr(claim.check, "__module__", ""), None)
-    source = getattr(module, "__file__", None)
-    if source is not None and paper_dir is not None and Path(source).resolve().is_relative_to(paper_dir):
-        return Path(source).resolve()
-    return paper_dir / "__init__.py" if paper_dir is not None else None
+def _index(config: pytest.Config) -> list[IndexEntry]:
+    """The claim index, cached in pytest's cache folder so that collection imports no claim module (and so no
+    engine) while the papers' sources are unchanged."""
+    if _INDEX not in config.stash:
+        cache = getattr(config, "cache", None)
+        path = cache.mkdir("ibverify") / "claim-index.json" if cache is not None else None
+        config.stash[_INDEX] = claim_index(path)
+    return config.stash[_INDEX]
 
 
-def _claims_by_file() -> dict[Path, list[Claim]]:
-    files: dict[Path, list[Claim]] = {}
-    for c in all_claims():
-        path = claim_file(c)
-        if path is not None:
-            files.setdefault(path, []).append(c)
+def _claims_by_file(config: pytest.Config) -> dict[Path, list[IndexEntry]]:
+    files: dict[Path, list[IndexEntry]] = {}
+    for entry in _index(config):
+        if entry.file is not None:
+            files.setdefault(Path(entry.file), []).append(entry)
     return files
+
+
+def _claim_target(config: pytest.Config, claim_id: str) -> str | None:
+    entry = next((e for e in _index(config) if e.id == claim_id), None)
+    return None if entry is None or entry.file is None else entry.file
 
 
 def _in_a_paper(path: Path) -> bool:
     path = path.resolve()
-    return any(folder is not None and path.is_relative_to(folder) for folder in map(_paper_dir, PAPERS))
+    return any(folder is not None and path.is_relative_to(folder) for folder in map(paper_folder, PAPERS))
 
 
 # -- configuration ----------------------------------------------------------------------------------------------
@@ -104,22 +90,17 @@ def _readdress_claim_arguments(config: pytest.Config) -> None:
     wanted = config.getoption("claim_ids")
     if wanted and getattr(config, "args_source", None) is not pytest.Config.ArgsSource.ARGS:
         # `pytest --claim ID` alone: collect just those claims' files, not the test folders to deselect them
-        claims = {c.id: c for c in all_claims()}
-        targets = [claim_file(claims[i]) for i in wanted if i in claims]
-        if len(targets) == len(wanted) and all(t is not None for t in targets):
+        targets = [_claim_target(config, i) for i in wanted]
+        if all(t is not None for t in targets):
             args[:] = [f"{target}::{claim_id}" for target, claim_id in zip(targets, wanted)]
         return
     if not any("::" in a and "." in a.rsplit("::", 1)[1] for a in args):
         return
-    claims = {c.id: c for c in all_claims()}
     for index, arg in enumerate(args):
         path, _, name = arg.rpartition("::")
-        claim = claims.get(name)
-        if not path and not name or claim is None:
-            continue
-        target = claim_file(claim)
+        target = _claim_target(config, name) if name else None
         if target is not None:
-            args[index] = f"{target}::{claim.id}"
+            args[index] = f"{target}::{name}"
 
 
 def _collect_claims(config: pytest.Config) -> bool:
@@ -143,17 +124,18 @@ class ClaimFile(pytest.File):
     """The claims defined in one file of a paper package (the file is not imported as a test module)."""
 
     def collect(self):
-        for c in _claims_by_file().get(self.path.resolve(), []):
-            item = ClaimItem.from_parent(self, name=c.id, claim_id=c.id)
+        for c in _claims_by_file(self.config).get(self.path.resolve(), []):
+            item = ClaimItem.from_parent(self, name=c.id, claim_id=c.id, line=c.line)
             item.add_marker("claims")
             item.add_marker(f"paper_{c.paper}")
             yield item
 
 
 class ClaimItem(pytest.Item):
-    def __init__(self, *, claim_id: str, **kwargs) -> None:
+    def __init__(self, *, claim_id: str, line: int | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.claim_id = claim_id
+        self.line = line
 
     def runtest(self) -> None:
         from verify.registry import get
@@ -188,19 +170,13 @@ class ClaimItem(pytest.Item):
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        from verify.registry import get
-
-        try:
-            line = inspect.getsourcelines(get(self.claim_id).check)[1] - 1
-        except (OSError, TypeError):
-            line = None
-        return self.path, line, f"claim {self.claim_id}"
+        return self.path, None if self.line is None else self.line - 1, f"claim {self.claim_id}"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ClaimFile | None:
     if file_path.suffix != ".py" or parent.config.getoption("claims") is False or not _in_a_paper(file_path):
         return None
-    if file_path.resolve() not in _claims_by_file():
+    if file_path.resolve() not in _claims_by_file(parent.config):
         return None
     return ClaimFile.from_parent(parent, path=file_path)
 
@@ -210,14 +186,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if _collect_claims(config) and not any(isinstance(item, ClaimItem) for item in items):
         # no paper folder was collected (plain `pytest`, `pytest tests`): add every claim, under its own file
         claim_items = []
-        for path in _claims_by_file():
+        for path in _claims_by_file(config):
             claim_items.extend(ClaimFile.from_parent(session, path=path).collect())
         # report them like any collector's result, so counts and xdist see them
         config.hook.pytest_collectreport(report=pytest.CollectReport("claims", "passed", None, claim_items))
         items.extend(claim_items)
     wanted = config.getoption("claim_ids")
     if wanted:
-        known = {c.id for c in all_claims()}
+        known = {e.id for e in _index(config)}
         unknown = [i for i in wanted if i not in known]
         if unknown:
             raise pytest.UsageError(f"--claim {unknown[0]}: no such claim (see `verify list`)")

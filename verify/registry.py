@@ -2,15 +2,22 @@
 
 Claims are declared with :func:`claim` in the modules of ``theorems/``; :func:`all_claims` imports every
 paper package once and returns the claims in registration order (paper order, then source order).
+:func:`claim_index` says which claims exist and where they are defined without importing the claim modules
+(and so the engines) when its cache file still matches the paper packages' sources: pytest collects from it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import inspect
+import json
 import pkgutil
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from verify import papers
 from verify.claim import (
@@ -162,3 +169,84 @@ def select(ids: Iterable[str] = (), paper: str | None = None) -> list[Claim]:
         raise UnknownClaimError(f"unknown paper '{paper}' (choose from {', '.join(PAPERS)})")
     chosen = [get(i) for i in ids] if ids else all_claims()
     return [c for c in chosen if paper is None or c.paper == paper]
+
+
+# -- the index: which claims exist and where, without importing them ----------------------------------------------
+INDEX_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """Where a claim is defined: its paper, the source file of its check and the check's first line."""
+
+    id: str
+    paper: str
+    file: str | None
+    line: int | None
+
+
+def paper_folder(key: str) -> Path | None:
+    """The folder of an installed paper's package, found without importing its claim modules."""
+    installed = papers.installed().get(key)
+    if installed is None:
+        return None
+    try:
+        spec = importlib.util.find_spec(installed.package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def definition_site(item: Claim) -> tuple[Path | None, int | None]:
+    """The file that defines a claim's check when it is part of the claim's paper package (else the package's
+    ``__init__.py``), and the check's first line there."""
+    folder = paper_folder(item.paper)
+    module = sys.modules.get(getattr(item.check, "__module__", ""), None)
+    source = getattr(module, "__file__", None)
+    if source is not None and folder is not None and Path(source).resolve().is_relative_to(folder):
+        try:
+            line = inspect.getsourcelines(item.check)[1]
+        except (OSError, TypeError):
+            line = None
+        return Path(source).resolve(), line
+    return (folder / "__init__.py" if folder is not None else None), None
+
+
+def _fingerprint() -> list:
+    """What the index depends on: the installed papers and every source file of theirs (path, size, mtime)."""
+    stamp: list = [INDEX_FORMAT, sys.version_info[:2]]
+    for key, paper in papers.installed().items():
+        folder = paper_folder(key)
+        files = sorted(folder.rglob("*.py")) if folder is not None else []
+        stamp.append([key, paper.package, str(folder),
+                      [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]])
+    return stamp
+
+
+def claim_index(cache: Path | None = None) -> list[IndexEntry]:
+    """Every claim's id, paper and definition site, in registration order. With ``cache`` (a JSON file), a
+    cached index whose paper sources are unchanged is returned without importing any claim module; otherwise
+    the papers are loaded and the cache is rewritten. A registry already loaded in this process (or replaced, as
+    the tests do) is indexed as it is and never written to the cache."""
+    fresh = cache is not None and not _loaded
+    stamp = _fingerprint() if fresh else None
+    if fresh:
+        try:
+            stored = json.loads(cache.read_text())
+            if stored.get("fingerprint") == json.loads(json.dumps(stamp)):
+                return [IndexEntry(**entry) for entry in stored["claims"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    entries = []
+    for item in all_claims():
+        file, line = definition_site(item)
+        entries.append(IndexEntry(item.id, item.paper, None if file is None else str(file), line))
+    if fresh and not LOAD_PROBLEMS:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps({"fingerprint": stamp, "claims": [asdict(e) for e in entries]}))
+        except OSError:
+            pass  # a read-only cache folder only costs the next collection its speed
+    return entries
