@@ -7,13 +7,15 @@ from verify.claim import (
     EvidenceKind,
     Plot,
     Profile,
+    Tightness,
     Verdict,
     criterion,
     histogram,
     line,
     plain,
+    tightness,
 )
 from verify.registry import claim
 
-__all__ = ["Context", "Criterion", "Decision", "EvidenceKind", "Plot", "Profile", "Verdict", "claim", "criterion",
-           "histogram", "line", "plain"]
+__all__ = ["Context", "Criterion", "Decision", "EvidenceKind", "Plot", "Profile", "Tightness", "Verdict", "claim",
+           "criterion", "histogram", "line", "plain", "tightness"]

@@ -12,8 +12,12 @@ receives a :class:`Context` and records evidence through it, each item naming th
                          decide).
 
 Evidence is best decided by a criterion (``ctx.prove(name, kind, criterion(args...), detail)``): only such items
-can be controlled. The verdicts are never set by the claim itself: :func:`decide` derives one per conclusion, and
-the claim's verdict is the weakest of them (:data:`VERDICT_ORDER`).
+can be controlled. A criterion that checks a printed bound also says how tight it is on its instances
+(``Decision(..., tightness=tightness("‖W‖ ≤ K", measured, bound))``: the largest and smallest ratio of measured
+value to bound, 1 = attained); the record travels with the item and its controls into the results and the report's
+tightness table, so a bound weakened in a direction that still holds shows as a smaller ratio. The verdicts are
+never set by the claim itself: :func:`decide` derives one per conclusion, and the claim's verdict is the weakest of
+them (:data:`VERDICT_ORDER`).
 """
 
 from __future__ import annotations
@@ -194,6 +198,101 @@ def histogram(title: str, samples: Mapping[str, Sequence[float]], *, xlabel: str
                                                                          for k, v in (reference or {}).items()))
 
 
+BOUND_SENSES = ("upper", "lower")
+
+
+@dataclass(frozen=True)
+class Tightness:
+    """How tight a printed bound is on the instances a check measured it on.
+
+    Each instance has a ratio: measured / bound for an upper bound (``measured ≤ bound``), bound / measured for a
+    lower one (``measured ≥ bound``), so a ratio ≤ 1 means the bound holds there, 1 that it is attained and > 1
+    that it is violated. ``tightest`` is the largest ratio (the instance closest to the bound, or past it),
+    ``loosest`` the smallest. A bound weakened so that it still holds shows as a smaller ``tightest``.
+    Made by :func:`tightness`; carried by a :class:`Decision` (or passed as ``tightness=`` to an evidence item).
+    """
+
+    bound: str  # the bound in words, plain text: "‖W_k‖_F ≤ B (Eq. 19)"
+    tightest: float
+    loosest: float
+    instances: int
+    sense: str = "upper"  # "upper": measured ≤ bound; "lower": measured ≥ bound
+
+    def __post_init__(self) -> None:
+        if self.sense not in BOUND_SENSES:
+            raise ClaimDefinitionError(f"tightness of '{self.bound}': sense must be 'upper' or 'lower', "
+                                       f"got {self.sense!r}")
+        if not self.bound.strip() or "\n" in self.bound:
+            raise ClaimDefinitionError(f"tightness bound must be one non-empty line, got {self.bound!r}")
+
+    @property
+    def holds(self) -> bool:
+        """Every instance within the bound (ratio ≤ 1)."""
+        return self.instances > 0 and self.tightest <= 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bound": self.bound, "sense": self.sense, "instances": self.instances,
+                "tightest": _clean_figure(self.tightest), "loosest": _clean_figure(self.loosest)}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Tightness:
+        return Tightness(bound=data["bound"], tightest=float(data["tightest"]), loosest=float(data["loosest"]),
+                         instances=int(data["instances"]), sense=data.get("sense", "upper"))
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator of nonnegative quantities; never raises (a check must not fail on its record)."""
+    if denominator > 0:
+        return numerator / denominator
+    if denominator == 0:
+        return 1.0 if numerator == 0 else math.copysign(math.inf, numerator)
+    return math.inf if numerator > 0 else math.nan  # a negative denominator: violated, or no meaningful ratio
+
+
+def tightness(bound: str, measured: Any, limit: Any, *, sense: str = "upper") -> Tightness:
+    """The tightness of ``bound`` on instances: ``measured`` values and the bound's ``limit`` values (arrays or
+    scalars, broadcast against each other; one instance per entry).
+
+    ``sense="upper"`` for ``measured ≤ limit`` (ratio measured / limit), ``"lower"`` for ``measured ≥ limit``
+    (ratio limit / measured). State the bound between nonnegative quantities: a denominator 0 gives ratio 1
+    when the numerator is 0 too and ±∞ otherwise; a negative denominator gives ∞ under a positive numerator
+    (violated) and NaN otherwise. NaN ratios are left out of ``tightest`` and ``loosest`` (both NaN when every
+    ratio is NaN) but counted as instances. Never raises on values, so a record cannot change a verdict.
+    """
+    if sense not in BOUND_SENSES:
+        raise ClaimDefinitionError(f"tightness of '{bound}': sense must be 'upper' or 'lower', got {sense!r}")
+    measured_values, limit_values = np.broadcast_arrays(np.asarray(measured, dtype=float),
+                                                        np.asarray(limit, dtype=float))
+    numerators, denominators = ((measured_values, limit_values) if sense == "upper"
+                                else (limit_values, measured_values))
+    ratios = np.array([_ratio(float(n), float(d)) for n, d in zip(numerators.ravel(), denominators.ravel())])
+    seen = ratios[~np.isnan(ratios)]
+    return Tightness(bound, float(seen.max()) if seen.size else math.nan, float(seen.min()) if seen.size else math.nan,
+                     int(ratios.size), sense)
+
+
+def merge_tightness(records: Sequence[Tightness], bound: str | None = None) -> Tightness:
+    """One record for the instances of several records of the same bound (sense), e.g. one per run."""
+    if not records:
+        raise ClaimDefinitionError("merge_tightness needs at least one record")
+    senses = {r.sense for r in records}
+    if len(senses) != 1:
+        raise ClaimDefinitionError(f"cannot merge upper and lower bounds ({', '.join(r.bound for r in records)})")
+    tightest = [r.tightest for r in records if not math.isnan(r.tightest)]
+    loosest = [r.loosest for r in records if not math.isnan(r.loosest)]
+    return Tightness(bound or records[0].bound, max(tightest, default=math.nan), min(loosest, default=math.nan),
+                     sum(r.instances for r in records), senses.pop())
+
+
+def _tightness_tuple(value: Tightness | Sequence[Tightness] | None) -> tuple[Tightness, ...]:
+    if value is None:
+        return ()
+    records = (value,) if isinstance(value, Tightness) else tuple(value)
+    if not all(isinstance(r, Tightness) for r in records):
+        raise ClaimDefinitionError("tightness= takes Tightness records (made by verify.claim.tightness)")
+    return records
+
+
 @dataclass(frozen=True)
 class Evidence:
     name: str
@@ -209,6 +308,7 @@ class Evidence:
     perturbs: int | None = None  # a control: index of the evidence item whose criterion call it perturbs
     change: str = ""  # a control: the perturbation in words ("bound: 2 → 1")
     undecided: bool = False  # the criterion raised or could not decide (never a pass, never a rejection)
+    tightness: tuple[Tightness, ...] = ()  # how tight the printed bounds it checks are on its instances
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -223,6 +323,8 @@ class Evidence:
             data["change"] = self.change
         if self.undecided:
             data["undecided"] = True
+        if self.tightness:
+            data["tightness"] = [record.to_json() for record in self.tightness]
         if self.plot is not None:
             data["plot"] = self.plot.to_json()
         return data
@@ -236,6 +338,7 @@ class Evidence:
             conclusion=data.get("conclusion", ""), criterion=data.get("criterion", ""),
             arguments=dict(data.get("arguments", {})), perturbs=data.get("perturbs"),
             change=data.get("change", ""), undecided=bool(data.get("undecided", False)),
+            tightness=tuple(Tightness.from_json(t) for t in data.get("tightness", ())),
         )
 
 
@@ -247,15 +350,19 @@ class ClaimDefinitionError(ValueError):
 
 @dataclass(frozen=True)
 class Decision:
-    """What a criterion answers: ``holds`` True / False, or None when it cannot decide; detail and figures."""
+    """What a criterion answers: ``holds`` True / False, or None when it cannot decide; detail and figures; and,
+    for a criterion that checks a printed bound, how tight the bound is on its instances (:func:`tightness`:
+    one record or several)."""
 
     holds: bool | None
     detail: str = ""
     figures: Mapping[str, Any] = field(default_factory=dict)
+    tightness: Tightness | Sequence[Tightness] | None = ()
 
     def __post_init__(self) -> None:
         if self.holds is not None and not isinstance(self.holds, bool):  # numpy's bool_ and the like
             object.__setattr__(self, "holds", bool(self.holds))
+        object.__setattr__(self, "tightness", _tightness_tuple(self.tightness))
 
 
 _ARRAY_SHOWN = 12  # arrays with at most this many entries are shown in full, larger ones by shape and digest
@@ -434,7 +541,8 @@ class Context:
         return conclusion
 
     def _record(self, name: str, kind: EvidenceKind | str, role: Role, outcome: bool | Application, detail: str,
-                figures: Mapping[str, Any] | None, plot: Plot | None, conclusion: str | None) -> bool:
+                figures: Mapping[str, Any] | None, plot: Plot | None, conclusion: str | None,
+                tightness: Tightness | Sequence[Tightness] | None = None) -> bool:
         kind = EvidenceKind(kind)
         if role is Role.PROOF and kind not in RIGOROUS_KINDS:
             raise ClaimDefinitionError(f"claim {self.claim_id}: proof '{name}' must be symbolic, exact or interval")
@@ -449,44 +557,48 @@ class Context:
             detail = "; ".join(part for part in (detail, application.decision.detail) if part)
         else:
             passed = bool(outcome)
-        item = self._item(name, kind, role, passed, detail, merged, plot, conclusion, application)
+        records = (application.decision.tightness if application is not None else ()) + _tightness_tuple(tightness)
+        item = self._item(name, kind, role, passed, detail, merged, plot, conclusion, application,
+                          tightness=records)
         if application is not None:
             self._applications.append((len(self.evidence) - 1, application))
         return item.passed
 
     def _item(self, name: str, kind: EvidenceKind, role: Role, passed: bool, detail: str,
               figures: Mapping[str, Any], plot: Plot | None, conclusion: str, application: Application | None,
-              perturbs: int | None = None, change: str = "") -> Evidence:
+              perturbs: int | None = None, change: str = "", tightness: tuple[Tightness, ...] = ()) -> Evidence:
         if "\n" in detail:
             raise ClaimDefinitionError(f"claim {self.claim_id}: evidence '{name}' detail must be one line")
         clean = {str(k): _clean_figure(v) for k, v in figures.items()}
         item = Evidence(name, kind, role, bool(passed), detail, clean, plot, conclusion,
                         application.criterion.name if application is not None else "",
                         dict(application.arguments) if application is not None else {}, perturbs, change,
-                        bool(application is not None and application.holds is None))
+                        bool(application is not None and application.holds is None), tightness)
         self.evidence.append(item)
         return item
 
     def prove(self, name: str, kind: EvidenceKind | str, passed: bool | Application, detail: str = "",
               figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
-              conclusion: str | None = None) -> bool:
+              conclusion: str | None = None, tightness: Tightness | Sequence[Tightness] | None = None) -> bool:
         """Rigorous evidence for a conclusion (symbolic, exact or interval); best decided by a criterion."""
-        return self._record(name, kind, Role.PROOF, passed, detail, figures, plot, conclusion)
+        return self._record(name, kind, Role.PROOF, passed, detail, figures, plot, conclusion, tightness)
 
     def support(self, name: str, kind: EvidenceKind | str, passed: bool | Application, detail: str = "",
                 figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
-                conclusion: str | None = None) -> bool:
+                conclusion: str | None = None, tightness: Tightness | Sequence[Tightness] | None = None) -> bool:
         """Evidence for a conclusion that does not prove it (numbers meeting a stated tolerance)."""
-        return self._record(name, kind, Role.SUPPORT, passed, detail, figures, plot, conclusion)
+        return self._record(name, kind, Role.SUPPORT, passed, detail, figures, plot, conclusion, tightness)
 
     def counterexample(self, name: str, kind: EvidenceKind | str, found: bool | Application, detail: str = "",
                        figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
-                       conclusion: str | None = None) -> bool:
+                       conclusion: str | None = None,
+                       tightness: Tightness | Sequence[Tightness] | None = None) -> bool:
         """A counterexample to a conclusion as printed; ``found`` means certified (rigorous kinds) or reproduced.
 
         An attempt that does not reproduce is a failing item: it is shown and keeps its conclusion inconclusive.
         """
-        return self._record(name, kind, Role.COUNTEREXAMPLE, found, detail, figures, plot, conclusion)
+        return self._record(name, kind, Role.COUNTEREXAMPLE, found, detail, figures, plot, conclusion,
+                            tightness)
 
     def control(self, name: str, perturbed: Application, change: str = "", detail: str = "",
                 figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
@@ -526,7 +638,7 @@ class Context:
         merged.update(figures or {})
         item = self._item(name, EvidenceKind.NEGATIVE_CONTROL, Role.CONTROL, rejected,
                           "; ".join(p for p in parts if p), merged, plot, self.evidence[index].conclusion, perturbed,
-                          perturbs=index, change=text)
+                          perturbs=index, change=text, tightness=perturbed.decision.tightness)
         return item.passed
 
     def error(self, name: str, detail: str, conclusion: str | None = None) -> None:

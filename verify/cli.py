@@ -343,6 +343,17 @@ def cmd_show(args: argparse.Namespace) -> int:
         table.add_row(label, escape(prose_plain(e.name)), f"{e.kind.value} {e.role.value}", _outcome(e),
                       escape(detail.strip()), escape(_figures_text(e.figures)))
     console.print(table)
+    bounds = [(label, t) for label, e in zip(labels, result.evidence) for t in e.tightness]
+    if bounds:
+        table = Table(title="tightness of the checked bounds (ratio ≤ 1: holds; 1: attained)")
+        table.add_column("#", no_wrap=True)
+        table.add_column("bound", overflow="fold")
+        for column in ("instances", "tightest ratio", "loosest ratio"):
+            table.add_column(column, justify="right", no_wrap=True)
+        for label, t in bounds:
+            table.add_row(label, escape(prose_plain(t.bound)) + ("" if t.sense == "upper" else " (lower bound)"),
+                          str(t.instances), f"{t.tightest:.6g}", f"{t.loosest:.6g}")
+        console.print(table)
     return EXIT_OK
 
 
