@@ -11,7 +11,10 @@ prints one line per finding and exits 1 when there is any (0 when none, 2 when a
 * a plot (an evidence item's ``plot`` in the results) without both axis labels (after the renderer's fallbacks)
   or without a finite data point;
 * a figure placed outside its claim: the last claim heading before the caption "Figure N:" is not the claim
-  whose evidence holds plot N.
+  whose evidence holds plot N;
+* a checked bound missing from the table "Tightness of the checked bounds": an evidence item (not a negative
+  control) with a tightness record whose claim id, item label and name, and bound do not follow each other
+  there.
 
 The tests import these checks (tests/test_report.py), so the test suite and ``make verify`` apply the same rules.
 """
@@ -32,6 +35,7 @@ RAW_MARKUP = ("**", "^", "_{", "_(", "['", "[\"", "np.float64(")
 MISSING_FILES = (re.compile(r"\bspec\b", re.IGNORECASE), re.compile(r"\bthe dump\b|\bdump's\b", re.IGNORECASE),
                  re.compile(r"/work/"), re.compile(r"\bshared/"))
 PYTHON_NAN = re.compile(r"\bnan\b")
+TIGHTNESS_HEADING = "Tightnessofthecheckedbounds"  # the table's heading, white space removed
 
 
 def raw_markup(text: str) -> list[str]:
@@ -86,7 +90,7 @@ def misplaced_figures(text: str, run) -> list[str]:
     """Figures whose caption does not follow their own claim's heading (``text``: the report's text, any white
     space). A claim heading is its id followed by its verdict in capitals."""
     text = _squeezed(text)
-    start = text.find("Measuredtightness")  # the claim pages follow the summary and the errata
+    start = text.find(TIGHTNESS_HEADING)  # the claim pages follow the summary, the errata and the tightness table
     start = max(start, 0)
     headings = {r.id: r.id + r.verdict.value.upper() for r in run.results}
     problems = []
@@ -101,6 +105,29 @@ def misplaced_figures(text: str, run) -> list[str]:
             problems.append(f"figure {number} of {claim_id} is placed under "
                             f"{nearest if before[nearest] >= 0 else 'no claim'}")
     return problems
+
+
+def _shown(text: str) -> str:
+    """A plain text of a claim as the PDF's text reads it, white space removed (scripts lose their markup)."""
+    from reports.text import prose
+
+    return _squeezed("".join(part for part, _ in prose(text)))
+
+
+def untabled_bounds(text: str, run) -> list[str]:
+    """The checked bounds (tightness records of evidence items other than controls) that the tightness table
+    does not list (``text``: the report's text, any white space): each row reads claim id, item label and name,
+    bound."""
+    from reports.render import tabled_bounds
+
+    text = _squeezed(text)
+    start = text.find(TIGHTNESS_HEADING)
+    if start < 0:
+        return ["no table 'Tightness of the checked bounds' in the text"] if tabled_bounds(run) else []
+    section = text[start:]
+    return [f"{result.id}, {label} {item.name!r}: bound {record.bound!r} is not in the tightness table"
+            for result, label, item, record in tabled_bounds(run)
+            if _squeezed(result.id) + label + _shown(item.name) + _shown(record.bound) not in section]
 
 
 def _context(text: str, token: str, width: int = 40) -> str:
@@ -130,6 +157,7 @@ def lint(pdf: Path, results: Path) -> list[str]:
                 findings += [f"{results}: {result.id}, evidence {item.name!r}: plot {item.plot.title!r}: {problem}"
                              for problem in plot_problems(item.plot)]
     findings += [f"{pdf}: {problem}" for problem in misplaced_figures("".join(pages), run)]
+    findings += [f"{pdf}: {problem}" for problem in untabled_bounds("".join(pages), run)]
     return findings
 
 

@@ -33,10 +33,11 @@ What the report reads (the data contract for claim authors; a results file is ``
   shows ASCII notation in it readably (``W_(k+1)^T``, ``x_{ij}``, ``2*x**2``, ``[2, 4, 8]``), and figure
   keys are shown as typed; plot axis labels and legend entries are drawn by matplotlib and may use its
   ``$...$`` mathtext.
-* tightness convention: an evidence figure whose key starts with ``tightness`` (``tightness``,
-  ``tightness_rate``, ``tightness_margin_ratio``, ...) records how tight a bound of the statement is on the
-  case measured (e.g. measured value over bound; 1 means the bound is attained). The report lists every
-  such figure, with its claim and evidence item, in the section "Errata and tightness".
+* an evidence item's ``tightness`` (``Tightness.to_json``, made by ``verify.tightness``): for each printed bound
+  it checks, ``bound`` (plain text), ``sense`` (``upper`` or ``lower``), ``instances``, and the largest and
+  smallest ratio of measured value to bound (``tightest``, ``loosest``; ≤ 1 holds, 1 attained). The report
+  lists every record of every proof, support and counterexample item in the table "Tightness of the checked
+  bounds" (section "Errata and tightness"), and shows each item's records, controls' included, under it.
 * a refuted or contradicted claim names its corrected variant with ``corrected_by`` (and the variant names it
   back with ``corrects``); the errata, substantive first, then literal, show the variant's statement and
   verdict next to the printed one.
@@ -65,11 +66,10 @@ import typst
 
 from reports.figures import PLOT_FONTS, PlotError, plot_svgs
 from reports.text import evidence_labels, markup_prose, prose
-from verify.claim import ERRATA_NATURES, PAPERS, ConclusionResult, Evidence, Figure, Plot, Role, Verdict
+from verify.claim import ERRATA_NATURES, PAPERS, ConclusionResult, Evidence, Figure, Plot, Role, Tightness, Verdict
 from verify.runner import ClaimResult, RunResults
 
 TEMPLATE = Path(__file__).resolve().parent / "template.typ"
-TIGHTNESS_PREFIX = "tightness"
 REQUIRED_PROVENANCE = ("profile", "seed", "started")
 REQUIRED_CLAIM_KEYS = ("paper", "ref", "kind", "title", "statement")
 # the summary's rows: the better verdicts first, then the failures
@@ -311,7 +311,8 @@ class _DocumentBuilder:
                 "arguments": [{"name": pieces(name), "value": _prose(value)}
                               for name, value in item.arguments.items()],
                 "perturbs": perturbs, "change": _prose(item.change) if item.change else None,
-                "figures": [{"key": pieces(k), "value": _number(v)} for k, v in item.figures.items()]}
+                "figures": [{"key": pieces(k), "value": _number(v)} for k, v in item.figures.items()],
+                "tightness": [_tightness(t) for t in item.tightness]}
 
     def claim(self, result: ClaimResult) -> dict[str, Any]:
         description = result.claim
@@ -368,10 +369,30 @@ class _DocumentBuilder:
                         "claims": [{"id": c["id"], "corrected_in_run": c["corrected_by"] in by_id}
                                    for c in against if c["erratum"] == nature]}
                        for nature in (*ERRATA_NATURES, None) if any(c["erratum"] == nature for c in against)],
-            "tightness": [{"claim": r.id, "evidence": _prose(e.name), "key": pieces(key), "value": _number(value)}
-                          for r in run.results for e in r.evidence for key, value in e.figures.items()
-                          if key.startswith(TIGHTNESS_PREFIX)],
+            "tightness": tightness_rows(run),
         }
+
+
+def _tightness(record: Tightness) -> dict[str, Any]:
+    return {"bound": _prose(record.bound), "lower": record.sense == "lower", "instances": record.instances,
+            "tightest": _number(record.tightest), "loosest": _number(record.loosest),
+            "violated": not math.isnan(record.tightest) and record.tightest > 1}
+
+
+def tabled_bounds(run: RunResults) -> list[tuple[ClaimResult, str, Evidence, Tightness]]:
+    """The rows of the tightness table: (result, evidence label, item, record) for every record of every item
+    that is not a negative control (a control's records, of a deliberately wrong statement, stay on its page)."""
+    rows = []
+    for result in run.results:
+        labels = _labels(result.evidence)
+        rows += [(result, labels[index], item, record) for index, item in enumerate(result.evidence)
+                 if item.role is not Role.CONTROL for record in item.tightness]
+    return rows
+
+
+def tightness_rows(run: RunResults) -> list[dict[str, Any]]:
+    return [{"claim": result.id, "label": label, "evidence": _prose(item.name), **_tightness(record)}
+            for result, label, item, record in tabled_bounds(run)]
 
 
 def _run_start(provenance: Mapping[str, Any]) -> datetime | None:

@@ -103,13 +103,13 @@ def test_every_claim_id_and_section_is_in_the_text(text: str, small_run: RunResu
     for result in small_run.results:
         assert result.id in text
     for heading in ("Verificationreport", "Howtoreadtheverdicts", "Summary", "Allclaims", "Errata",
-                    "Measuredtightness", "Evidence", "Negativecontrols"):
+                    "Tightnessofthecheckedbounds", "Evidence", "Negativecontrols"):
         assert heading in text
     assert "\u200b" not in text  # ids copied from the PDF must paste back as they are
 
 
 def test_errata_show_counterexample_and_corrected_variant(text: str) -> None:
-    errata = text[text.index("Eachclaimbelowfailsasprinted"): text.index("Measuredtightness")]
+    errata = text[text.index("Eachclaimbelowfailsasprinted"): text.index("Tightnessofthecheckedbounds")]
     assert "margin.thm3" in errata and "margin.thm3-corrected" in errata
     assert "two-pointdataset" in errata and "Correctedvariant" in errata
     # grouped by the nature of the erratum: substantive first, then literal; contradicted claims too
@@ -117,10 +117,33 @@ def test_errata_show_counterexample_and_corrected_variant(text: str) -> None:
                                              "margin.lem4CONTRADICTED", "Nocorrectedvariantisregistered")]
     assert order == sorted(order)
     assert "tensor.prop5" not in errata  # an error is a defect of the check, not an erratum
-    tightness = text[text.index("Measuredtightness"):]
-    for key, value in (("tightness_rank_over_bound", "0.873452"), ("tightness_margin_ratio", "0.5"),
-                       ("tightness_rate", "1.0021")):
-        assert key + value in tightness  # figure and its value, 6 significant digits
+
+
+def test_tightness_table_lists_every_checked_bound(text: str, small_run: RunResults) -> None:
+    from reports.lint import untabled_bounds
+
+    table = text[text.index("Tightnessofthecheckedbounds"): text.index("rank.lem1CERTIFIED")]
+    assert "ClaimEvidenceBoundInstancesTightestLoosest" in table
+    # a row: claim, item, bound, instances, the largest and the smallest ratio (6 significant digits)
+    assert "rank.thm2E1effectiverankdecreasesvalue≤bound10.9901360.990136" in table
+    assert "margin.thm3E1two-pointdatasetmarginofthelimit≥theoptimalmarginγ*(lower)122" in table
+    assert "1−⟨vk,uk+1⟩≤3/(1+t)450.2222220.16667" in table
+    assert "C1" not in table  # controls' records stay on their pages
+    assert untabled_bounds(text, small_run) == []
+    rows = sum(len(e.tightness) for r in small_run.results for e in r.evidence if e.role.value != "control")
+    assert rows == 11
+    # a row the table lacks is a finding, naming the claim, the item and the bound
+    missing = text.replace("rank.thm2E1effectiverankdecreasesvalue≤bound", "rank.thm2E1effectiverankdecreases")
+    assert untabled_bounds(missing, small_run) == [
+        "rank.thm2, E1 'effective rank decreases': bound 'value ≤ bound' is not in the tightness table"]
+    assert untabled_bounds(text.replace("Tightnessofthecheckedbounds", ""), small_run) == [
+        "no table 'Tightness of the checked bounds' in the text"]
+    # each item shows its records, a control's (a bound it violates) included
+    section = _section(text, "rank.thm2", "confirmed")
+    assert "boundvalue≤bound:ratio0.990136onitsoneinstance" in section
+    control = section[section.index("C1rankbelowone"):]
+    assert "boundvalue≤bound:ratio2.00007onitsoneinstance" in control
+    assert "tightestratio0.222222,loosest0.16667,over45instances" in text
 
 
 def test_plots_are_embedded_with_captions_and_text(text: str, small_run: RunResults) -> None:
@@ -339,7 +362,7 @@ def test_drawn_plots_are_cached_on_disk(small_run: RunResults, tmp_path: Path, m
 # -- conclusions, controls and the verdict rules --------------------------------------------------------------
 def _section(text: str, claim_id: str, verdict: str) -> str:
     """The text from a claim's heading (its id and verdict badge) on."""
-    claims = text[text.index("Measuredtightness"):]
+    claims = text[text.index("Tightnessofthecheckedbounds"):]
     return claims[claims.index(claim_id + verdict.upper()):]
 
 
