@@ -36,7 +36,7 @@ from theorems.rank_minimization.deep_common import (
     student_widths,
     summarize,
 )
-from verify import Context, Decision, criterion, line
+from verify import Context, Decision, criterion, line, tightness
 
 EXACT_STUDENT_WIDTH = 6  # wider than the teachers' 4: the exact instances also exercise the zero padding
 
@@ -160,6 +160,7 @@ def lipschitz_chain(norm: Callable[[np.ndarray], float], seed: int, samples: int
     Π_l norm(W_l) / ((1/k') Σ_l norm(W_l))^{k'} (both ≤ 1 for the spectral norm: 1-Lipschitz ReLU, AM–GM)."""
     rng = np.random.default_rng(seed)
     worst_lipschitz = worst_am_gm = 0.0
+    outputs, products, means = [], [], []
     for _ in range(samples):
         depth = int(rng.integers(2, 6))
         widths = [int(w) for w in rng.integers(1, 6, size=depth)] + [1]
@@ -168,13 +169,19 @@ def lipschitz_chain(norm: Callable[[np.ndarray], float], seed: int, samples: int
         x = rng.normal(size=(1, widths[0]))
         norms = np.array([norm(W) for W in net.matrices(theta)])
         product = float(np.prod(norms))
-        ratio = abs(float(net.forward(theta, x)[0, 0])) / (np.linalg.norm(x) * product)
+        output = abs(float(net.forward(theta, x)[0, 0]))
+        ratio = output / (np.linalg.norm(x) * product)
         worst_lipschitz = max(worst_lipschitz, float(ratio))
         worst_am_gm = max(worst_am_gm, product / float(np.mean(norms)) ** depth)
+        outputs.append(output)
+        products.append((float(np.linalg.norm(x)) * product, product))
+        means.append(float(np.mean(norms)) ** depth)
     holds = worst_lipschitz <= 1 + 1e-12 and worst_am_gm <= 1 + 1e-12
     return Decision(bool(holds), f"{samples} networks (depth 2–5, widths 1–5): max |N(x)|/(‖x‖Π norm) = "
                     f"{worst_lipschitz:.4f}, max Π norm/(mean norm)^k' = {worst_am_gm:.4f} (pass if ≤ 1 + 1e-12)",
-                    {"max_lipschitz_ratio": worst_lipschitz, "max_am_gm_ratio": worst_am_gm, "samples": samples})
+                    {"max_lipschitz_ratio": worst_lipschitz, "max_am_gm_ratio": worst_am_gm, "samples": samples},
+                    (tightness("|N(x)| ≤ ‖x‖ Π_l ‖W_l‖", outputs, [scaled for scaled, _ in products]),
+                     tightness("Π_l ‖W_l‖ ≤ ((1/k') Σ_l ‖W_l‖)^k' (AM–GM)", [p for _, p in products], means)))
 
 
 FINAL_ALGEBRA = identities("bound/k' minus the printed per-layer bound vanishes identically")
@@ -205,6 +212,14 @@ def final_step_evidence(ctx: Context, problem: Problem, samples: int, algebra: s
                 "the same chain with the smallest singular value fails")
 
 
+# the bounds of the certificate, in words: Eq. (3)/(7) (the conclusion) and Eq. (18)/(20) (its norm hypothesis)
+EQUATIONS = {
+    "interpolation": ("Eq. (3): (1/k') Σ_l ‖W_l‖σ/‖W_l‖F ≥ (1/B)^(k/k')", "Eq. (18): ‖θ‖² ≤ k'B^(2k/k')"),
+    "margin": ("Eq. (7): (1/k') Σ_l ‖W_l‖σ/‖W_l‖F ≥ (1/√2)(√2/B)^(k/k') √(k'/(k'+1))",
+               "Eq. (20): ‖θ‖² ≤ 2(B²/2)^(k/k')(k'+1)"),
+}
+
+
 @criterion("Eq. (3)/(7) holds on every candidate meeting the asserted hypotheses, and enough candidates meet them")
 def certificate_on_candidates(problem: Problem, candidates: list[tuple[int, list[np.ndarray]]], X: np.ndarray,
                               y: np.ndarray, B: float, k: int, require_norm_bound: bool = True,
@@ -220,9 +235,13 @@ def certificate_on_candidates(problem: Problem, candidates: list[tuple[int, list
     covered = {kp for kp, _ in asserted} == depths if every_depth else bool(asserted)
     detail = (f"{len(candidates)} candidates, Eq. asserted on {len(asserted)}, violated on {len(violations)}; "
               f"coverage ({'every k′' if every_depth else 'some candidate'}): {covered}")
+    equation, norm_equation = EQUATIONS[problem]
+    records = (tightness(equation, [c.average_ratio for _, c in asserted], [c.ratio_bound for _, c in asserted],
+                         sense="lower"),
+               tightness(norm_equation, [c.squared_norm for _, c in asserted], [c.norm_bound for _, c in asserted]))
     if violations:
-        return Decision(False, detail, {"asserted": len(asserted), "violations": len(violations)})
-    return Decision(True if covered else None, detail, {"asserted": len(asserted), "violations": 0})
+        return Decision(False, detail, {"asserted": len(asserted), "violations": len(violations)}, records)
+    return Decision(True if covered else None, detail, {"asserted": len(asserted), "violations": 0}, records)
 
 
 def certificate_evidence(ctx: Context, problem: Problem, instance: str, found: Sequence[Candidate], X: np.ndarray,
@@ -244,9 +263,7 @@ def certificate_evidence(ctx: Context, problem: Problem, instance: str, found: S
                 f"Eq. {equation} is asserted only on those (pass: no violation, and a certified candidate "
                 f"{coverage})",
                 {"candidates": summary.candidates, "feasible": summary.feasible, "balanced": summary.balanced,
-                 "hypotheses_hold": summary.certified, "min_slack": summary.min_slack,
-                 "tightness_ratio_bound_over_average": summary.ratio_tightness,
-                 "tightness_norm_over_bound": summary.norm_tightness, "B": B},
+                 "hypotheses_hold": summary.certified, "min_slack": summary.min_slack, "B": B},
                 plot=line(f"Eq. {equation}: average spectral-to-Frobenius ratio ({instance})",
                           {"bound": (depths, [float(ratio_bound(problem, B, k, kp)) for kp in depths]),
                            "smallest-norm local optimum": (list(summary.best_average_ratio),

@@ -40,7 +40,7 @@ from theorems.rank_minimization.deep_evidence import (
     final_step_evidence,
     proof_algebra,
 )
-from verify import Context, Decision, claim, criterion
+from verify import Context, Decision, claim, criterion, tightness
 
 TEACHER_OFFSET = 0.3  # angle of the first input: keeps every input off the teacher's kinks
 STUDENT_WIDTH = 4
@@ -206,13 +206,17 @@ def outline_relations(layers_list: list[list[np.ndarray]], X: np.ndarray, y: np.
     layer_bound = B ** (k / kp)
     largest = max((float(layer_norms(layers).frobenius.max()) for layers in within), default=float("nan"))
     smallest_mean = min((layer_norms(layers).mean_spectral for layers in feasible), default=float("nan"))
+    records = (tightness("B* ≤ B^(k/k')", [float(layer_norms(layers).frobenius.max()) for layers in within],
+                         layer_bound),
+               tightness("(1/k') Σ_l ‖W_l‖σ ≥ 1", [layer_norms(layers).mean_spectral for layers in feasible], 1.0,
+                         sense="lower"))
     detail = (f"{len(within)} of {len(layers_list)} candidates asserted: max B* = {largest:.4f} vs B^(k/k') = "
               f"{layer_bound:.4f}; min mean ‖W‖σ over {len(feasible)} feasible = {smallest_mean:.4f}")
     if not within or not feasible:
-        return Decision(None, detail)
+        return Decision(None, detail, tightness=records)
     holds = largest <= layer_bound * (1 + BALANCE_TOL) and smallest_mean >= 1
     return Decision(bool(holds), detail, {"max_B_star": largest, "B_power": layer_bound,
-                                          "min_mean_spectral": smallest_mean})
+                                          "min_mean_spectral": smallest_mean}, records)
 
 
 @claim(

@@ -55,7 +55,7 @@ from theorems.rank_minimization.deep_evidence import (
     proof_algebra,
     relu_homogeneous,
 )
-from verify import Context, Decision, claim, criterion, line
+from verify import Context, Decision, claim, criterion, line, tightness
 
 INPUT_OFFSET = 0.3
 STUDENT_WIDTH = 4
@@ -434,6 +434,7 @@ def check_sec5(ctx: Context) -> None:
                 f"at all {int(positive.sum())} checkpoints with L < 1",
                 {"final_log_loss": log_losses[-1], "final_lower_bound": float(lower[-1]) if positive.any() else "none",
                  "flow_status": run.status.value}, conclusion=SEC5_NORM,
+                tightness=tightness("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k)", norms[positive] ** 2, lower, sense="lower"),
                 plot=line("Sec. 5: norm growth under the exponential loss",
                           {"‖θ(t)‖²": (run.t[positive], norms[positive] ** 2),
                            "k(−log L/max‖x‖)^(2/k)": (run.t[positive], lower)},

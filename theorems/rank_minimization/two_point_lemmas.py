@@ -25,7 +25,7 @@ from theorems.rank_minimization.two_point_common import (
     paper_data,
 )
 from theorems.rank_minimization.two_point_setting import INTEGER_DATA, kink_points
-from verify import Context, Decision, claim, criterion, line
+from verify import Context, Decision, claim, criterion, line, tightness
 
 
 def cross(u: sympy.Matrix, v: sympy.Matrix) -> sympy.Expr:
@@ -206,11 +206,18 @@ def lemma8_chain(bound: sympy.Expr, eps: sympy.Symbol) -> Decision:
     detail = (f"N(x_i) = (w_iᵀx_i)v_i on S_1×S_2: {own_output}; root identity: {root}; mirror identity: "
               f"{complement}; tight root − bound on ε ∈ (0, 1]: {signs[0].description}; on ε ∈ [−1, 0): "
               f"{signs[1].description}")
+    # tightness on the instances ε = −1, −0.95, …, 1: the smallest ‖w_i‖ at zero loss (the tight root) against
+    # the bound, both as printed (square roots)
+    grid = np.linspace(-1.0, 1.0, 41)
+    smallest = [float(sympy.sqrt(tight.subs(eps, sympy.Float(g)))) for g in grid]
+    bounds = [float(sympy.sqrt(sympy.Max(bound.subs(eps, sympy.Float(g)), 0))) for g in grid]
+    record = tightness("‖w_i‖, ‖v_i‖ ≥ sqrt(1 − |ε_i|) (at the smallest ‖w_i‖ with zero loss, ε_i ∈ [−1, 1])",
+                       smallest, bounds, sense="lower")
     if not (own_output and root and complement):
-        return Decision(None, detail)
+        return Decision(None, detail, tightness=record)
     if all(c.sign in (0, 1) for c in signs):
-        return Decision(True, detail)
-    return Decision(False if any(c.sign == -1 for c in signs) else None, detail)
+        return Decision(True, detail, tightness=record)
+    return Decision(False if any(c.sign == -1 for c in signs) else None, detail, tightness=record)
 
 
 @claim(

@@ -25,6 +25,7 @@ from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
     BALL,
     EXACT,
+    FLOAT,
     Functions,
     PatternModel,
     TwoPoints,
@@ -60,7 +61,7 @@ from theorems.rank_minimization.two_point_setting import (
     line_pairs,
     sector_angles,
 )
-from verify import Context, Decision, claim, criterion, histogram
+from verify import Context, Decision, claim, criterion, histogram, tightness
 
 TEST_LEVEL = 1e-5  # one-sided binomial tests: a true bound is rejected with probability ≤ 1e-5
 LOSS_TOL = 1e-8  # "zero loss" at the end of a finite-time run (the other critical values are ≥ 0.11)
@@ -154,7 +155,11 @@ def angle_below_pi(radius_angle_divisor: int) -> Decision:
     box = [(1.5707963267948966 - 2**-40, 3.1415926535897931 - 2**-6), (0, "63/64")]
     certificate = certify_positive(margin, box, cells=(16, 4), max_evaluations=20000)
     holds = True if certificate.certified else (False if certificate.witness is not None else None)
-    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations})
+    # tightness on a grid of the box: the angle φ + 2 arcsin(2r/√3) against π
+    phis, rhos = np.meshgrid(np.linspace(np.pi / 2, np.pi - 2**-6, 33), np.linspace(0, 63 / 64, 9))
+    angles = phis + 2 * np.arcsin(rhos * np.cos(phis / radius_angle_divisor))
+    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations},
+                    tightness("φ + 2 arcsin(2r/√3) < π for r < (√3/2) cos(φ/2)", angles, np.pi))
 
 
 @claim(
@@ -313,7 +318,9 @@ def law_defeats_bound(start_set: str, bound: sympy.Expr) -> Decision:
     positive_floor = all(E.sign(f) > 0 for f in floors)
     bound_sign = E.sign(sympy.sympify(bound))
     detail += f"; loss floor data (L(0) or |det Y|) on five exact datasets: {[str(f) for f in floors]}; bound {bound}"
-    return Decision(bool(positive_floor and bound_sign > 0), detail, {"bound": float(bound)})
+    probability = 0.0 if positive_floor else float("nan")  # Pr[E] = 0 on an invariant set with a loss floor
+    return Decision(bool(positive_floor and bound_sign > 0), detail, {"bound": float(bound)},
+                    tightness("Pr[E] ≥ 2(φ/2π)² (Pr[E] of the law)", probability, float(bound), sense="lower"))
 
 
 @claim(
@@ -399,7 +406,21 @@ def event_certificate(radius_scale: int) -> Decision:
     certificate = certify_positive(lambda p, rho, tau: event_margin(p, rho, tau, radius_scale),
                                    [("1.575", "3.13"), (0, 1), (0, 1)], cells=(24, 2, 4), max_evaluations=60000)
     holds = True if certificate.certified else (False if certificate.witness is not None else None)
-    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations})
+    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations},
+                    event_tightness(radius_scale))
+
+
+def event_tightness(radius_scale: int) -> tuple:
+    """How tight the bounds of E are on the exact limits of a grid of the certificate's box (φ, ρ ∈ (0, 1],
+    τ ∈ (0, 1)), float64: each neuron's ‖w(∞)‖ against (ii), and the angle φ + 2δ of two mirrored neurons (each at
+    angle δ from its input) against (i)."""
+    phi, rho, tau = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
+    delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, FLOAT)
+    norm, angle = np.sqrt(norm_sq), phi + 2 * delta
+    return (tightness("‖w_i(∞)‖ > √3/2 (Thm 3 (ii))", norm, np.sqrt(3) / 2, sense="lower"),
+            tightness("‖w_i(∞)‖ < sqrt(1/4 + 4/(3 sin²φ)) (Thm 3 (ii))", norm, thm3_norm_upper(phi)),
+            tightness("∠(w_1(∞), w_2(∞)) ≥ π − φ (Thm 3 (i))", angle, np.pi - phi, sense="lower"),
+            tightness("∠(w_1(∞), w_2(∞)) ≤ π/2 + φ/2 (Thm 3 (i))", angle, np.pi / 2 + phi / 2))
 
 
 def thm3_reduction_proof() -> tuple[bool, str]:
@@ -497,10 +518,12 @@ def lemma6_simplifies(radius_constant: sympy.Expr) -> Decision:
         below_half = bool(constant_ball * (arb.pi() / 8).sin() < arb(1) / 2)
     detail = (f"cos(φ − π/2) = sin φ: {shift.description}; branch: {branch.description}; (2/√3)·constant = 1: "
               f"{constant.description}; {increasing.description}; constant·sin(π/8) < 1/2 (ball): {below_half}")
+    phis = np.linspace(np.pi / 2, np.pi, 65)[1:-1]  # tightness on φ ∈ (π/2, π)
+    record = tightness("r_3(φ) ≤ (√3/2) sin((π − φ)/4) < 1/2", float(radius_constant) * np.sin((np.pi - phis) / 4), 0.5)
     if constant.refuted or shift.refuted or branch.refuted:
-        return Decision(False, detail)
+        return Decision(False, detail, tightness=record)
     holds = shift.proved and branch.proved and constant.proved and increasing.sign == 1 and below_half
-    return Decision(True if holds else None, detail)
+    return Decision(True if holds else None, detail, tightness=record)
 
 
 @claim(
@@ -560,12 +583,16 @@ def weak_bound(phi: float) -> float:
     return thm3_probability(phi) / 4
 
 
+PROBABILITY_BOUND = "Pr[E] ≥ bound (the frequency of E over the runs)"
+
+
 @criterion("a one-sided exact binomial test rejects Pr[E] ≥ bound at the level")
 def binomial_rejects(successes: int, runs: int, bound: float, level: float) -> Decision:
     p_value = float(binomtest(successes, runs, bound, alternative="less").pvalue)
     return Decision(p_value < level, f"{successes}/{runs} = {successes / runs:.4f} against {bound:.4f}: p-value "
                     f"{p_value:.3g} (rejected if < {level:g})", {"p_hat": successes / runs, "bound": bound,
-                                                                  "p_value": p_value, "level": level})
+                                                                  "p_value": p_value, "level": level},
+                    tightness(PROBABILITY_BOUND, successes / runs, bound, sense="lower"))
 
 
 @claim(
@@ -614,7 +641,8 @@ def bound_not_rejected(successes: int, runs: int, favourable_in_e: int, favourab
     return Decision(holds, f"{favourable_in_e} of {favourable} favourable starts end in E; {successes}/{runs} = "
                     f"{successes / runs:.4f} against {bound:.4f}: p-value {p_value:.3g} (rejected if < {level:g})",
                     {"p_hat": successes / runs, "bound": bound, "p_value": p_value, "favourable": favourable,
-                     "favourable_in_E": favourable_in_e})
+                     "favourable_in_E": favourable_in_e},
+                    tightness(PROBABILITY_BOUND, successes / runs, bound, sense="lower"))
 
 
 @claim(
