@@ -71,6 +71,7 @@ from verify.runner import ClaimResult, RunResults
 
 TEMPLATE = Path(__file__).resolve().parent / "template.typ"
 REQUIRED_PROVENANCE = ("profile", "seed", "started")
+VIOLATION_SLACK = 1e-9  # a tightest ratio above 1 + this is shown as a violated bound (below: rounding)
 REQUIRED_CLAIM_KEYS = ("paper", "ref", "kind", "title", "statement")
 # the summary's rows: the better verdicts first, then the failures
 SUMMARY_ORDER = (Verdict.CERTIFIED, Verdict.CONFIRMED, Verdict.ASSUMED, Verdict.REFUTED, Verdict.CONTRADICTED,
@@ -376,7 +377,7 @@ class _DocumentBuilder:
 def _tightness(record: Tightness) -> dict[str, Any]:
     return {"bound": _prose(record.bound), "lower": record.sense == "lower", "instances": record.instances,
             "tightest": _number(record.tightest), "loosest": _number(record.loosest),
-            "violated": not math.isnan(record.tightest) and record.tightest > 1}
+            "violated": not math.isnan(record.tightest) and record.tightest > 1 + VIOLATION_SLACK}
 
 
 def tabled_bounds(run: RunResults) -> list[tuple[ClaimResult, str, Evidence, Tightness]]:

@@ -8,12 +8,13 @@ one activation and the claim checks the other by editing the file's architecture
 
 from __future__ import annotations
 
+import numpy as np
 import sympy
 
 from numerics import exact as E
 from numerics import global_optimum, kkt
 from theorems.margin_maximization import common as C
-from verify import Context, Decision, claim, criterion, plain
+from verify import Context, Decision, claim, criterion, plain, tightness
 
 
 def other_activation(m: int) -> dict:
@@ -48,7 +49,11 @@ D51 = "gradient flow from w_j(0) = (1, 1) reaches zero loss and converges in dir
 @criterion("(1 + ε)^(2/m) + (1 − ε)^(2/m) < 2 on (0, 1) by strict concavity (symbolic; m = None: every m > 2)")
 def SHORTENS(depth: int | None) -> Decision:
     proved, coefficient = curve_shortens(depth)
-    return Decision(proved, f"g'' = {coefficient}·(positive)", {"coefficient": str(coefficient)})
+    depths = np.array(C.THM51_DEPTHS if depth is None else (depth,), dtype=float)[:, None]
+    eps = np.linspace(0.0, 1.0, 41)[1:-1]  # tightness on ε ∈ (0, 1) at the checked depths
+    return Decision(proved, f"g'' = {coefficient}·(positive)", {"coefficient": str(coefficient)},
+                    tightness("(1 + ε)^(2/m) + (1 − ε)^(2/m) < 2 (ε ∈ (0, 1), the checked depths m)",
+                              (1 + eps) ** (2 / depths) + (1 - eps) ** (2 / depths), 2.0))
 
 
 @claim(

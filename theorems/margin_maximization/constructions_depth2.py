@@ -20,7 +20,7 @@ import sympy
 from numerics import exact as E
 from numerics.univariate import certified_sign
 from theorems.margin_maximization import common as C
-from verify import Context, Decision, claim, criterion, line, plain
+from verify import Context, Decision, claim, criterion, line, plain, tightness
 from verify.construction import EPS
 
 # -- Theorem 4.1 ---------------------------------------------------------------------------------------------------
@@ -267,7 +267,8 @@ def SHORTER(point: C.Source, reference: int) -> Decision:
     theta = C.built(point).theta
     squared = E.canonical([E.dot(theta, theta)])[0]
     return Decision(C.holds(feasible) is True and E.sign(squared - reference) < 0,
-                    f"{feasible.detail}; ‖θ‖² = {squared} against {reference}", {"squared_norm": str(squared)})
+                    f"{feasible.detail}; ‖θ‖² = {squared} against {reference}", {"squared_norm": str(squared)},
+                    tightness("‖θ‖² < ‖θ̃‖² (a feasible point below the KKT value)", float(squared), float(reference)))
 
 
 def ratio_in_real_time(t: float) -> mpmath.mpf:

@@ -31,7 +31,7 @@ from theorems.margin_maximization.constructions import GLOBAL_OPTIMUM
 from theorems.margin_maximization.constructions_depth2 import first_order_rate
 from theorems.margin_maximization.definitions import is_no_share, neuron_parameters
 from theorems.margin_maximization.remarks import delta_for
-from verify import Context, Decision, claim, criterion, line, plain
+from verify import Context, Decision, claim, criterion, line, plain, tightness
 
 
 @dataclass(frozen=True)
@@ -456,7 +456,8 @@ def BELOW(optimum: str, value: str) -> Decision:
     if optimum == "None":
         return Decision(None, "no optimum found")
     low, high = sympy.sympify(optimum), sympy.sympify(value)
-    return Decision(bool(E.sign(low - high) < 0), f"min = {low} ≈ {float(low):.7g} against {high}")
+    return Decision(bool(E.sign(low - high) < 0), f"min = {low} ≈ {float(low):.7g} against {high}",
+                    tightness=tightness("min ‖θ‖² < ‖θ̃‖² (the KKT value)", float(low), float(high)))
 
 
 @criterion("‖θ̃‖²/‖θ*‖² ≥ M² on the family x = (±1, δ) (exact optimum by activation patterns)")
@@ -465,7 +466,8 @@ def RATIO_AT_LEAST(delta: sympy.Rational, target: int) -> Decision:
     if ratio is None:
         return Decision(None, "no optimum found")
     return Decision(bool(E.sign(ratio - target**2) >= 0), f"ratio {ratio} ≈ {float(ratio):.4f} against M² = "
-                    f"{target**2}", {"ratio_norms": math.sqrt(float(ratio))})
+                    f"{target**2}", {"ratio_norms": math.sqrt(float(ratio))},
+                    tightness("‖θ̃‖/‖θ*‖ ≥ M", math.sqrt(float(ratio)), target, sense="lower"))
 
 
 GLOBAL_ROWS = tuple(row for row in ROWS if row.name not in ("thm5.3",))

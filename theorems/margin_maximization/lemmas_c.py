@@ -33,7 +33,7 @@ from theorems.margin_maximization.definitions import (
     two_clusters,
     unit_imbalance,
 )
-from verify import Context, Decision, claim, criterion, line, plain
+from verify import Context, Decision, claim, criterion, line, plain, tightness
 
 FLOW_TIME = 5.0
 DRIFT_TOLERANCE = 1e-7  # relative to ‖θ(0)‖²; the real-time flow runs at rtol 1e-10 with kinks as events
@@ -299,6 +299,13 @@ def tangent_line_proof() -> bool:
 def worst_slack(rng: np.random.Generator, m: int, constant: float, c_sign: float, samples: int) -> float:
     """min of (Σa_j² − constant·C²)/max(1, C²) over random (a, C), C = c_sign·|N(0, 1)|, satisfying Πa_j ≥ C^m
     (negative entries, a_j = 0 and C = 0 included), plus the equality points a_j = C (C > 0) or a = 0 (C < 0)."""
+    sums, bounds = instances(rng, m, constant, c_sign, samples)
+    return float(np.min((sums - bounds) / np.maximum(1.0, bounds / constant))) if constant else float(np.min(sums))
+
+
+def instances(rng: np.random.Generator, m: int, constant: float, c_sign: float,
+              samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """(Σa_j², constant·C²) on the instances of :func:`worst_slack`."""
     a = rng.normal(size=(samples, m)) * rng.uniform(0.1, 3.0, (samples, 1))
     a[: samples // 10, 0] = 0.0
     c = c_sign * np.abs(rng.normal(size=samples))
@@ -307,11 +314,12 @@ def worst_slack(rng: np.random.Generator, m: int, constant: float, c_sign: float
     a, c = a[ok], c[ok]
     boundary_c = c_sign * np.abs(rng.normal(size=100))
     boundary = [(np.full((100, m), np.abs(boundary_c)[:, None]) * (1 if c_sign > 0 else 0), boundary_c)]
-    values = [(np.sum(a**2, axis=1) - constant * c**2) / np.maximum(1.0, c**2)]
+    sums, bounds = [np.sum(a**2, axis=1)], [constant * c**2]
     for ab, cb in boundary:
         keep = np.prod(ab, axis=1) >= cb**m
-        values.append((np.sum(ab[keep] ** 2, axis=1) - constant * cb[keep] ** 2) / np.maximum(1.0, cb[keep] ** 2))
-    return float(min(np.min(v) for v in values if v.size))
+        sums.append(np.sum(ab[keep] ** 2, axis=1))
+        bounds.append(constant * cb[keep] ** 2)
+    return np.concatenate(sums), np.concatenate(bounds)
 
 
 @claim(
@@ -349,17 +357,22 @@ def check_lemC5(ctx: Context) -> None:
 
 
 @criterion("e^u ≥ 1 + c·u for every real u (sympy: unique critical point, convexity, value there)")
-def TANGENT(c: int) -> bool:
+def TANGENT(c: int) -> Decision:
     u = sympy.Symbol("u", real=True)
     f = sympy.exp(u) - 1 - c * u
     critical = sympy.solve(sympy.diff(f, u), u)
-    return len(critical) == 1 and bool(sympy.diff(f, u, 2).is_positive) and bool(
+    holds = len(critical) == 1 and bool(sympy.diff(f, u, 2).is_positive) and bool(
         sympy.simplify(f.subs(u, critical[0])) >= 0)
+    grid = np.linspace(-1.0, 3.0, 41)  # tightness on u = −1, −0.9, …, 3, where 1 + u ≥ 0 (attained at u = 0)
+    return Decision(holds, tightness=tightness("e^u ≥ 1 + u", np.exp(grid), 1 + c * grid, sense="lower"))
 
 
 @criterion("the smallest (Σa_j² − (m + extra)C²)/max(1, C²) over random instances with Πa_j ≥ C^m is ≥ −1e-12")
 def AM_GM_SEARCH(extra: int, c_sign: float, samples: int, seed: int) -> Decision:
     rng = np.random.default_rng(seed)
-    slack = min(worst_slack(rng, m, m + extra, c_sign, samples) for m in range(2, 7) if c_sign > 0 or m % 2)
+    drawn = [(m, instances(rng, m, m + extra, c_sign, samples)) for m in range(2, 7) if c_sign > 0 or m % 2]
+    slack = min(float(np.min((sums - bounds) / np.maximum(1.0, bounds / (m + extra)))) for m, (sums, bounds) in drawn)
     return Decision(bool(slack >= -1e-12), f"{samples} draws per m: smallest slack {slack:.2e} (threshold −1e-12)",
-                    {"worst_slack": slack})
+                    {"worst_slack": slack},
+                    tightness("Σ_j a_j² ≥ mC² (given Π_j a_j ≥ C^m)", np.concatenate([s for _, (s, _) in drawn]),
+                              np.concatenate([b for _, (_, b) in drawn]), sense="lower"))

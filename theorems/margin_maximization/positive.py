@@ -22,7 +22,7 @@ from numerics.trends import is_monotone
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
 from theorems.margin_maximization.definitions import teacher_data
-from verify import Context, Decision, claim, criterion, plain
+from verify import Context, Decision, claim, criterion, plain, tightness
 
 GAP_TOLERANCE = 1e-3  # relative gap between R(θ̂) and the convex reference at the largest norm
 # The direction error enters R(θ̂) to second order, so 1 − cos∠(β, u*) ~ angle²/2 is of the order of the value gap:
@@ -312,10 +312,13 @@ R41_THM42 = "a limit with non-zero weights gives an optimal predictor (x1 = (1, 
 
 
 @criterion("a² + b² − c|ab| ≡ (|a| − |b|)² for real a, b (sympy)")
-def AM_GM(c: int) -> bool:
+def AM_GM(c: int) -> Decision:
     """With c = 2: ‖w1‖² + ‖w2‖² ≥ 2‖w1 ∘ w2‖₁, with equality iff |w1| = |w2|."""
     a, b = sympy.symbols("a b", real=True)
-    return sympy.simplify(a**2 + b**2 - c * sympy.Abs(a * b) - (sympy.Abs(a) - sympy.Abs(b)) ** 2) == 0
+    holds = sympy.simplify(a**2 + b**2 - c * sympy.Abs(a * b) - (sympy.Abs(a) - sympy.Abs(b)) ** 2) == 0
+    grid_a, grid_b = np.meshgrid(np.linspace(-2, 2, 8), np.linspace(-2, 2, 8))  # tightness per coordinate pair
+    return Decision(holds, tightness=tightness("‖w_1‖² + ‖w_2‖² ≥ 2‖w_1 ∘ w_2‖₁ (per coordinate, a, b ∈ [−2, 2] ∖ 0)",
+                                               grid_a**2 + grid_b**2, c * np.abs(grid_a * grid_b), sense="lower"))
 
 
 @criterion("‖β‖₁ exceeds the certified ℓ1 max-margin LP optimum of the data (exact)")

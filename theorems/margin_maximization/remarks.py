@@ -25,7 +25,7 @@ from numerics import global_optimum
 from numerics.convex import max_margin
 from numerics.metrics import angle
 from theorems.margin_maximization import common as C
-from verify import Context, Decision, claim, criterion, plain
+from verify import Context, Decision, claim, criterion, plain, tightness
 from verify.claim import Profile
 
 # -- Remark 3.1 ----------------------------------------------------------------------------------------------------
@@ -43,7 +43,8 @@ def RATIO_AT_LEAST(kkt_value: str, optimum: str, target: int) -> Decision:
     ratio_squared = sympy.sympify(kkt_value) / sympy.sympify(optimum)
     return Decision(bool(E.sign(E.canonical([ratio_squared - target**2])[0]) >= 0),
                     f"‖θ̃‖²/‖θ*‖² = {kkt_value} / {optimum} ≈ {float(ratio_squared):.6g} against M² = {target**2}",
-                    {"ratio_norms": float(sympy.sqrt(ratio_squared))})
+                    {"ratio_norms": float(sympy.sqrt(ratio_squared))},
+                    tightness("‖θ̃‖/‖θ*‖ ≥ M", float(sympy.sqrt(ratio_squared)), target, sense="lower"))
 
 
 def delta_for(target: int) -> sympy.Rational:
@@ -97,9 +98,12 @@ def family_closed_forms() -> tuple[bool, str]:
 )
 def check_rem31(ctx: Context) -> None:
     proved, detail = family_closed_forms()
+    targets = ctx.pick((LARGE,), TARGETS)
     ctx.prove("the δ-family in closed form (0 < δ ≤ 1/√3)", "symbolic", proved,
               "KKT value 2/δ, global optimum 4/√(1 + δ²) (per-neuron bound by the widest chamber, attained by one "
-              f"neuron per sample); {detail}", conclusion=R31_FAMILY)
+              f"neuron per sample); {detail}", conclusion=R31_FAMILY,
+              tightness=tightness("‖θ̃‖/‖θ*‖ ≥ M at δ = 1/(2M²) (closed form M(1 + 1/(4M⁴))^(1/4))",
+                                  [M * (1 + 1 / (4 * M**4)) ** 0.25 for M in targets], targets, sense="lower"))
     deltas = list(REFERENCE_DELTAS) + [delta_for(M) for M in ctx.pick((LARGE,), TARGETS)]
     optima = {}
     for delta in deltas:
