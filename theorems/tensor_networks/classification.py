@@ -50,7 +50,7 @@ from theorems.tensor_networks.encodings import (
     multilinear,
     singular_tuple_residual,
 )
-from verify import Context, Decision, claim, criterion, line, plain
+from verify import Context, Decision, Tightness, claim, criterion, line, plain, tightness
 
 FLOW_RTOL = 1e-10  # relative accuracy of θ: the softmax weights of tied support vectors need Q_max·rtol ≪ 1
 DIRECTION_RTOL = 1e-8  # enough for directions (angles agree with rtol 1e-10 to 3 digits at Q = 1e8)
@@ -926,7 +926,8 @@ def conserved_along(moduli: np.ndarray, quantities: np.ndarray, lam: float) -> D
     floor = float(np.min(moduli[:, :-1]) / lam)
     holds = drift <= 1e-9 and floor >= 1 - 1e-9
     return Decision(holds, f"relative drift {drift:.3g} (≤ 1e-9?), min |η_l|²/λ = {floor:.6g} (≥ 1?)",
-                    {"max_relative_drift": drift, "min_modulus_over_lambda": floor})
+                    {"max_relative_drift": drift, "min_modulus_over_lambda": floor},
+                    tightness("|[U_l^T v_l(t)]_j|² ≥ α²λ (l < L)", moduli[:, :-1], lam, sense="lower"))
 
 
 @claim(
@@ -1072,7 +1073,17 @@ def bound_exceeded(runs: tuple[LossBoundRun, ...], form: str) -> Decision:
     worst = {run.name: float(np.max(run.losses[1:] / getattr(run, form)[1:])) for run in runs}
     violated = [name for name, ratio in worst.items() if ratio > 1 + 1e-6]
     return Decision(bool(violated), f"{len(violated)}/{len(runs)} runs exceed the {form} bound: {violated}; largest "
-                    f"ratio {max(worst.values()):.6g}", {f"max_ratio[{name}]": ratio for name, ratio in worst.items()})
+                    f"ratio {max(worst.values()):.6g}", {f"max_ratio[{name}]": ratio for name, ratio in worst.items()},
+                    loss_bound_tightness(runs, form))
+
+
+LOSS_BOUND_FORMS = {"printed": "L(t) ≤ L(0)/(1 + ct)", "corrected": "L(t) ≤ L(0)/(1 + c L(0) t)"}
+
+
+def loss_bound_tightness(runs: tuple[LossBoundRun, ...], form: str) -> Tightness:
+    """L(t) against the bound of the given form at every checkpoint t > 0 of every run."""
+    return tightness(LOSS_BOUND_FORMS[form], np.concatenate([run.losses[1:] for run in runs]),
+                     np.concatenate([getattr(run, form)[1:] for run in runs]))
 
 
 D2_THM2 = "L(t) ≤ L(0)/(1 + ct), c = α^(2L−2) λ^(L−1) s_min(S)² γ² (App. D.1.1)"
@@ -1136,13 +1147,17 @@ def integrates(bound: sympy.Expr, t: sympy.Symbol, c: sympy.Symbol, L0: sympy.Sy
 @criterion("‖∇L‖² ≥ c L^power (relative 1e-9) at every checkpoint of every run")
 def differential_inequality(runs: tuple[LossBoundRun, ...], power: int) -> Decision:
     chain = min(float(np.min(run.decay_rates / (run.c * run.losses ** power))) for run in runs)
-    return Decision(chain >= 1 - 1e-9, f"min ‖∇L‖²/(c L^{power}) = {chain:.4g} (≥ 1?)", {"min_ratio": chain})
+    return Decision(chain >= 1 - 1e-9, f"min ‖∇L‖²/(c L^{power}) = {chain:.4g} (≥ 1?)", {"min_ratio": chain},
+                    tightness("‖∇L‖² ≥ c L²" if power == 2 else f"‖∇L‖² ≥ c L^{power}",
+                              np.concatenate([run.decay_rates for run in runs]),
+                              np.concatenate([run.c * run.losses ** power for run in runs]), sense="lower"))
 
 
 @criterion("max_t L(t)/B(t) ≤ 1 + 1e-9 in every run (B the bound of the given form)")
 def bound_holds(runs: tuple[LossBoundRun, ...], form: str) -> Decision:
     worst = max(float(np.max(run.losses[1:] / getattr(run, form)[1:])) for run in runs)
-    return Decision(worst <= 1 + 1e-9, f"largest ratio {worst:.9g} (≤ 1 + 1e-9?)", {"max_ratio": worst})
+    return Decision(worst <= 1 + 1e-9, f"largest ratio {worst:.9g} (≤ 1 + 1e-9?)", {"max_ratio": worst},
+                    loss_bound_tightness(runs, form))
 
 
 @claim(
@@ -1172,7 +1187,7 @@ def check_d2_corrected(ctx: Context) -> None:
     ratios = [run.losses[1:] / run.corrected[1:] for run in runs]
     ctx.support("integrated bound along the flows", "numeric", bound_holds(runs, "corrected"),
                 f"{len(runs)} runs, t ∈ [1e-4, 1e3]",
-                {"tightness_at_t_end": max(float(r[-1]) for r in ratios),
+                {"ratio_at_t_end": max(float(r[-1]) for r in ratios),
                  "min_initial_loss": min(float(run.losses[0]) for run in runs),
                  "max_initial_loss": max(float(run.losses[0]) for run in runs)},
                 plot=line("Loss over the corrected bound", {run.name: (run.times[1:], r)
