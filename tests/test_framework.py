@@ -467,3 +467,27 @@ def test_a_control_can_name_the_conclusion_it_bears_on():
     assert ctx.control("nearest is b", LESS(4, 3)) and ctx.evidence[-1].conclusion == "b"
     assert ctx.control("pinned to a", LESS(4, 3), conclusion="a") and ctx.evidence[-1].conclusion == "a"
     assert ctx.evidence[-1].perturbs == 0
+
+
+def test_cli_lists_from_the_index_and_runs_importing_only_the_claims_module(tmp_path):
+    """After the first command has cached the claim index in the store, `verify list` imports no claim module
+    (and so no engine) and `verify run ID` imports only the module that defines the claim."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = ("import sys\nfrom verify.cli import main\nmain(sys.argv[1:])\n"
+             "loaded = sorted(m for m in sys.modules if m.startswith('theorems.') and m.count('.') == 2)\n"
+             "print('LOADED', loaded, 'sympy' in sys.modules)\n")
+    store = str(tmp_path / "store")
+
+    def verify(*argv: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe, *argv, "--store", store], capture_output=True,
+                              text=True, timeout=600, cwd=Path(__file__).resolve().parents[1])
+        return done.stdout.splitlines()[-1]
+
+    first = verify("list", "--json")
+    assert "theorems.rank_minimization." in first  # the first command builds the index
+    assert verify("list", "--json") == "LOADED [] False"
+    ran = verify("run", "align.eq2")
+    assert ran.startswith("LOADED [") and ran.count("theorems.") <= 4 and "theorems.rank_minimization" not in ran

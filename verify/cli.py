@@ -26,7 +26,7 @@ from rich.table import Table
 from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
-from verify.registry import UnknownClaimError, get, select
+from verify.registry import ClaimSummary, UnknownClaimError, get, registered_count, select, summaries, use_index
 from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_seeds, seed_misses, seed_range
 from verify.store import ResultStore
 
@@ -105,7 +105,7 @@ def _stdout_to_stderr(active: bool = True) -> Iterator[None]:
 
 # -- list ---------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    claims = select(paper=args.paper)
+    claims = summaries(args.paper)
     if args.json:
         print(json.dumps([c.to_summary() for c in claims], indent=1))
         return EXIT_OK
@@ -127,7 +127,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def markdown_table(claims: Sequence[Claim], run: RunResults | None) -> str:
+def markdown_table(claims: Sequence[Claim | ClaimSummary], run: RunResults | None) -> str:
     """The claims as a Markdown table, with the verdict and time of ``run`` where it has the claim."""
     results = {r.id: r for r in run.results} if run else {}
     source = f" ({run.provenance['profile']} profile, seed {run.provenance['seed']})" if run else ""
@@ -175,7 +175,7 @@ def _check_device(device: str | None) -> None:
 
 def _selection(claims: Sequence[Claim], args: argparse.Namespace) -> dict[str, object]:
     """What a run covers, kept in its provenance: the report names itself and says so on page 1."""
-    return {"claims": len(claims), "registered": len(select([], None)), "paper": args.paper, "ids": list(args.ids)}
+    return {"claims": len(claims), "registered": registered_count(), "paper": args.paper, "ids": list(args.ids)}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -561,7 +561,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", help="time ibverify's engines against plain baselines")
-    p.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(BENCHMARKS)} (default: all)")
+    p.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(BENCHMARKS)} (default: all); "
+                                                           "`verify bench teeth` is mutation testing (see its --help)")
     p.add_argument("--size", choices=SIZES, default="reduced",
                    help="tiny (CI), reduced (default) or paper (the papers' full protocols)")
     p.add_argument("--repeat", type=int, default=1, help="time each side this many times and keep the minimum")
@@ -575,11 +576,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
+        from verify.mutation_cli import teeth_arguments  # `verify bench teeth`: mutation runs, options of their own
+
+        teeth = teeth_arguments(sys.argv[1:] if argv is None else list(argv))
+        if teeth is not None:
+            from verify.mutation_cli import cmd_teeth
+
+            return cmd_teeth(*teeth)
         args = build_parser().parse_args(argv)
         if getattr(args, "jobs", 1) < 1:
             raise UsageError("--jobs must be at least 1")
         if getattr(args, "seeds", 1) < 1:
             raise UsageError("--seeds must be at least 1")
+        # claims are looked up through the index cached in the store: listing imports no claim module, and a
+        # run imports only the modules of the claims it runs
+        use_index(ResultStore(getattr(args, "store", None)).root / "claim-index.json")
         return args.func(args)
     except (UsageError, UnknownClaimError) as exc:
         print(f"verify: error: {exc}", file=sys.stderr)

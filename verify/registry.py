@@ -8,10 +8,13 @@ paper package once and returns the claims in registration order (paper order, th
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import importlib.util
 import inspect
 import json
+import os
 import pkgutil
 import re
 import sys
@@ -155,6 +158,14 @@ def all_claims() -> list[Claim]:
 
 
 def get(claim_id: str) -> Claim:
+    """The claim of this id; with an index in use (:func:`use_index`), only the module defining it is imported."""
+    if not _loaded and claim_id not in _REGISTRY:
+        entry = next((e for e in _indexed() if e.id == claim_id), None)
+        if entry is not None and entry.module is not None:
+            with _quiet_failure():
+                importlib.import_module(entry.module)
+        if claim_id in _REGISTRY:
+            return _REGISTRY[claim_id]
     _load()
     try:
         return _REGISTRY[claim_id]
@@ -163,7 +174,8 @@ def get(claim_id: str) -> Claim:
 
 
 def select(ids: Iterable[str] = (), paper: str | None = None) -> list[Claim]:
-    """Claims by explicit ids (in the given order) or by paper; all claims if neither is given."""
+    """Claims by explicit ids (in the given order; only their modules are imported when an index is in use) or
+    by paper; all claims if neither is given."""
     ids = list(ids)
     if paper is not None and paper not in PAPERS:
         raise UnknownClaimError(f"unknown paper '{paper}' (choose from {', '.join(PAPERS)})")
@@ -172,7 +184,8 @@ def select(ids: Iterable[str] = (), paper: str | None = None) -> list[Claim]:
 
 
 # -- the index: which claims exist and where, without importing them ----------------------------------------------
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
+INDEX_VARIABLE = "IBVERIFY_CLAIM_INDEX"  # the index file in use, inherited by worker processes
 
 
 @dataclass(frozen=True)
@@ -183,6 +196,31 @@ class IndexEntry:
     paper: str
     file: str | None
     line: int | None
+    module: str | None = None
+    summary: dict | None = None  # Claim.to_summary(): what `verify list` shows
+
+
+@dataclass(frozen=True)
+class ClaimSummary:
+    """What the index knows of a claim without importing it: enough to list it."""
+
+    id: str
+    paper: str
+    ref: str
+    kind: str
+    title: str
+    expected: Verdict
+    conclusions: dict[str, Verdict]
+
+    @classmethod
+    def from_summary(cls, data: Mapping) -> ClaimSummary:
+        return cls(data["id"], data["paper"], data["ref"], data["kind"], data["title"], Verdict(data["expected"]),
+                   {c["name"]: Verdict(c["expected"]) for c in data["conclusions"]})
+
+    def to_summary(self) -> dict:
+        return {"id": self.id, "paper": self.paper, "ref": self.ref, "kind": self.kind, "title": self.title,
+                "expected": self.expected.value,
+                "conclusions": [{"name": n, "expected": v.value} for n, v in self.conclusions.items()]}
 
 
 def paper_folder(key: str) -> Path | None:
@@ -242,7 +280,8 @@ def claim_index(cache: Path | None = None) -> list[IndexEntry]:
     entries = []
     for item in all_claims():
         file, line = definition_site(item)
-        entries.append(IndexEntry(item.id, item.paper, None if file is None else str(file), line))
+        entries.append(IndexEntry(item.id, item.paper, None if file is None else str(file), line,
+                                  getattr(item.check, "__module__", None), item.to_summary()))
     if fresh and not LOAD_PROBLEMS:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
@@ -250,3 +289,46 @@ def claim_index(cache: Path | None = None) -> list[IndexEntry]:
         except OSError:
             pass  # a read-only cache folder only costs the next collection its speed
     return entries
+
+
+def use_index(path: Path | None) -> None:
+    """Look claims up through the index cached at ``path`` (in this process and the worker processes it starts):
+    :func:`get` then imports only the module that defines a claim, and :func:`summaries` imports none."""
+    if path is None:
+        os.environ.pop(INDEX_VARIABLE, None)
+    else:
+        os.environ[INDEX_VARIABLE] = str(path)
+    _indexed.cache_clear()
+
+
+@functools.cache
+def _indexed() -> tuple[IndexEntry, ...]:
+    path = os.environ.get(INDEX_VARIABLE)
+    return tuple(claim_index(Path(path))) if path else ()
+
+
+@contextlib.contextmanager
+def _quiet_failure():
+    """A module that fails to import alone is left to the full load, which reports the paper in one line."""
+    try:
+        yield
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def summaries(paper: str | None = None) -> list[ClaimSummary] | list[Claim]:
+    """Every claim's listing data (of one paper if given): from the index when one is in use and fresh, without
+    importing any claim module; else from the loaded claims."""
+    if paper is not None and paper not in PAPERS:
+        raise UnknownClaimError(f"unknown paper '{paper}' (choose from {', '.join(PAPERS)})")
+    entries = _indexed() if not _loaded else ()
+    if entries and all(e.summary is not None for e in entries):
+        chosen = [ClaimSummary.from_summary(e.summary) for e in entries]
+    else:
+        chosen = all_claims()
+    return [c for c in chosen if paper is None or c.paper == paper]
+
+
+def registered_count() -> int:
+    """How many claims are registered (from the index when one is in use)."""
+    return len(_indexed() if not _loaded else ()) or len(all_claims())
