@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "power": "certificates", "to_fmpq": "certificates", "to_fmpq_mat": "certificates",
     "Architecture": "compiled_descent", "architecture": "compiled_descent", "compiled_stepper": "compiled_descent",
     "kernel_cache_dir": "compiled_descent", "kernel_source": "compiled_descent",
+    "TensorArchitecture": "compiled_descent",
     "Certificate": "convex", "ConvexProblem": "convex", "ConvexReference": "convex", "CrossCheck": "convex",
     "GroupNormReference": "convex", "complex_l1_blocks": "convex", "group_norm_problem": "convex",
     "max_margin": "convex", "min_norm_interpolation": "convex",

@@ -4,8 +4,8 @@
   step-size rule (a callable, possibly with state, such as :class:`GrowingBallStep`).
 * :func:`batched_gradient_descent` runs many independent initializations of one :class:`~numerics.networks.Network`
   on the same data, the run index being a batch axis: in float64 torch (CPU or CUDA), or for small fully-connected
-  networks in a kernel compiled for the architecture (:mod:`numerics.compiled_descent`, CPU), the fast path for
-  long runs of tiny networks. Both compute the same iterates up to rounding.
+  networks and linear tensor networks in a kernel compiled for the architecture (:mod:`numerics.compiled_descent`,
+  CPU), the fast path for long runs of tiny networks. Both compute the same iterates up to rounding.
 """
 
 from __future__ import annotations
@@ -154,12 +154,13 @@ def resolve_engine(objective: Objective, engine: Engine = "auto", device: str | 
     """(engine, device) that :func:`batched_gradient_descent` will use.
 
     ``auto``: the compiled kernel on the CPU where it supports the objective, else torch (on CUDA when available:
-    a GPU batches the runs; forked workers cannot use it, so one process drives it).
+    a GPU batches the runs; forked workers cannot use it, so one process drives it). A model that is not a
+    :class:`Network` (a linear tensor network) has only the compiled engine: its default device is the CPU.
     """
     from numerics import compiled_descent
 
     if device is None:  # the compiled engine alone does not need torch (its import takes seconds)
-        device = "cpu" if engine == "compiled" else default_device()
+        device = "cpu" if engine == "compiled" or not isinstance(objective.model, Network) else default_device()
     if engine == "auto":
         engine = "compiled" if device == "cpu" and compiled_descent.supports(objective) else "torch"
     if engine not in ("torch", "compiled"):
@@ -175,15 +176,18 @@ def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: in
                              device: str | None = None, engine: Engine = "torch") -> BatchedDescentRun:
     """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64.
 
-    ``objective`` gives the network, data and loss (its model must be a :class:`Network`); ``step_size`` is one
-    constant or one per run. The losses are recorded at steps 0, k, 2k, ... and at the last step, or at the steps
-    ``record_at`` (e.g. :func:`log_steps`); ``record_iterates`` keeps the iterates there too. ``device``
+    ``objective`` gives the network, data and loss (a :class:`Network`, or for the compiled engine also a
+    :class:`~numerics.tensor_network.LinearTensorNetwork`); ``step_size`` is one constant or one per run. The losses
+    are recorded at steps 0, k, 2k, ... and at the last step, or at the steps ``record_at`` (e.g.
+    :func:`log_steps`); ``record_iterates`` keeps the iterates there too. ``device``
     defaults to CUDA when available. ``engine``: ``torch`` (any network, CPU or CUDA), ``compiled`` (small
-    fully-connected networks, CPU; see :mod:`numerics.compiled_descent`) or ``auto`` (:func:`resolve_engine`).
+    fully-connected networks and linear tensor networks, CPU; see :mod:`numerics.compiled_descent`) or ``auto``
+    (:func:`resolve_engine`).
     """
-    if not isinstance(objective.model, Network):
-        raise TypeError("batched gradient descent needs a numerics.networks.Network")
     engine, device = resolve_engine(objective, engine, device)
+    if engine == "torch" and not isinstance(objective.model, Network):
+        raise TypeError("batched torch descent needs a numerics.networks.Network (a small LinearTensorNetwork runs "
+                        "in the compiled engine)")
     checkpoints = checkpoint_steps(steps, record_every, record_at)
     if engine == "compiled":
         return _compiled_descent(objective, theta0, checkpoints, step_size, record_iterates)
@@ -197,15 +201,23 @@ def _compiled_descent(objective: Objective, theta0: np.ndarray, checkpoints: lis
     step = compiled_stepper(objective)
     state = np.ascontiguousarray(np.asarray(theta0, dtype=float).T)  # parameters × runs: runs are the SIMD lanes
     eta = np.broadcast_to(np.asarray(step_size, dtype=float), state.shape[1])
-    losses = [objective.value(state.T)]
+    losses = [_values(objective, state.T)]
     iterates = [state.T.copy()] if record_iterates else None
     for previous, t in zip(checkpoints, checkpoints[1:]):
         step(state, t - previous, eta)
-        losses.append(objective.value(state.T))
+        losses.append(_values(objective, state.T))
         if iterates is not None:
             iterates.append(state.T.copy())
     return BatchedDescentRun(np.array(checkpoints), np.array(losses), state.T.copy(),
                              None if iterates is None else np.array(iterates))
+
+
+def _values(objective: Objective, thetas: np.ndarray) -> np.ndarray:
+    """L at every row of ``thetas``: one batched call for a :class:`Network`, else run by run (the reference's
+    value of each iterate)."""
+    if isinstance(objective.model, Network):
+        return objective.value(thetas)
+    return np.array([float(objective.value(theta)) for theta in thetas])
 
 
 def _torch_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int], step_size: float | np.ndarray,
