@@ -52,7 +52,8 @@ from theorems.layer_alignment.descent_runs import (
     standard_cases,
 )
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
-from verify import Context, claim, criterion, histogram, line, plain
+from verify import Context, Decision, Tightness, claim, criterion, histogram, line, plain, tightness
+from verify.claim import merge_tightness
 
 CORRECTED = 1  # W_{k+1}ᵀW_{k+1}(t) − W_{k+1}ᵀW_{k+1}(0) − Q_{k+1}(t) = W_kW_kᵀ(t) − W_kW_kᵀ(0) − P_k(t)
 PRINTED = -1  # App. C: "… + Q_{k+1}(t) = … + P_k(t)"
@@ -380,6 +381,7 @@ def constant_step_runs(cases: list[Case], eta: float, steps: int, starts: int, c
            "R(W(0)))), and S(T) ≤ 2κR(W(0)) with κ the largest Assumption-5 step")
 def error_chain(traces: Named):
     worst_first, worst_second, ratios, sharp = np.inf, np.inf, [], []
+    sides: dict[str, tuple[list, list]] = {key: ([], []) for key in ("squared", "weighted", "kappa")}
     for trace in traces.value:
         with np.errstate(all="ignore"):
             first, second = error_term_slacks(trace)
@@ -390,10 +392,20 @@ def error_chain(traces: Named):
         ratios.append(float(trace.step_weighted_gradients[-1] / bound))
         kappa = largest_assumption5_step(trace.net.depth)
         sharp.append(float(trace.squared_step_error[-1] / (kappa * bound)))
+        for key, (measured, limit) in (("squared", (trace.squared_step_error[1:], trace.step_weighted_gradients[1:])),
+                                       ("weighted", (trace.step_weighted_gradients[1:],
+                                                     2.0 * (trace.risk[0] - trace.risk[1:]))),
+                                       ("kappa", (trace.squared_step_error[-1:], [kappa * bound]))):
+            sides[key][0].append(np.asarray(measured, dtype=float))
+            sides[key][1].append(np.asarray(limit, dtype=float))
     holds = min(worst_first, worst_second) >= -SLACK_TOLERANCE and max(sharp) <= 1.0
-    return (holds, f"min slacks {worst_first:.3g}, {worst_second:.3g}; S(T)/(2κR(W(0))) ≤ {max(sharp):.3g}",
-            {"min_slack_eta_le_1": worst_first, "min_slack_descent": worst_second,
-             "tightness_weighted_sum_over_2R0": max(ratios), "tightness_squared_sum_over_2kappaR0": max(sharp)})
+    joined = {key: (np.concatenate(measured), np.concatenate(limit)) for key, (measured, limit) in sides.items()}
+    return Decision(holds, f"min slacks {worst_first:.3g}, {worst_second:.3g}; S(T)/(2κR(W(0))) ≤ {max(sharp):.3g}",
+                    {"min_slack_eta_le_1": worst_first, "min_slack_descent": worst_second,
+                     "weighted_sum_over_2R0": max(ratios)},
+                    (tightness("Σ_(τ<t) η_τ²‖∇R‖² ≤ Σ_(τ<t) η_τ‖∇R‖² (every step t)", *joined["squared"]),
+                     tightness("Σ_(τ<t) η_τ‖∇R‖² ≤ 2(R(W(0)) − R(W(t))) ≤ 2R(W(0)) (every step t)", *joined["weighted"]),
+                     tightness("S(T) ≤ 2κR(W(0)), κ the largest Assumption-5 step (each run)", *joined["kappa"])))
 
 
 @claim(
@@ -451,6 +463,7 @@ class Lemma7Evidence:
     occupation: float  # Σ η_t over the steps inside B(R_0)
     occupation_bound: float  # η_0 + 2R(W(0))/ε(R_0)²
     gradient_floor_slack: float  # min over 1 ≤ t < T inside B(R_0) of ‖∂R/∂W_1‖_F − ε(R_0)
+    bounds: tuple[Tightness, ...] = ()  # how tight (27), the displacement and the occupation bounds are
 
 
 def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
@@ -470,11 +483,18 @@ def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
     floor = lemma1_epsilon("logistic", depth, radius, margin, float(trace.risk[1]))
     first_layer = np.linalg.norm(trace.layer_gradients[0], axis=(1, 2))
     later = inside[1:-1]
+    occupation = float(np.sum(trace.step_sizes[inside[:-1]]))
+    occupation_bound = float(trace.step_sizes[0]) + (2.0 * trace.risk[0] / floor**2 if floor > 0 else np.inf)
+    bounds = (tightness("(27) ‖W_k(t+1)‖_F − ‖W_k(t)‖_F ≤ η_t‖∂R/∂W_k‖_F (growth below 0 counts as 0)",
+                        np.maximum(growth, 0.0), moved),
+              tightness("(27) η_t‖∂R/∂W_k‖_F ≤ R_t^(L−1)G/β(R_t)", moved, np.broadcast_to(caps, moved.shape)),
+              tightness("(27) R_t^(L−1)G/β(R_t) ≤ 1", caps, 1.0),
+              tightness("‖W(t) − W(0)‖ ≤ sqrt(2R(W(0)) Σ_(τ<t) η_τ)", displacement[1:], allowance[1:]),
+              tightness("Σ_(t: W(t) ∈ B(R_0)) η_t ≤ η_0 + 2R(W(0))/ε(R_0)²", occupation, occupation_bound))
     return Lemma7Evidence(
         step_slack, float(np.min(1.0 - growth)), float(np.min(allowance - displacement)), float(radii[-1] / radius),
-        exit_step, float(np.sum(trace.step_sizes[inside[:-1]])),
-        float(trace.step_sizes[0]) + (2.0 * trace.risk[0] / floor**2 if floor > 0 else np.inf),
-        float(np.min(first_layer[1:][later]) - floor) if later.any() else np.inf)
+        exit_step, occupation, occupation_bound,
+        float(np.min(first_layer[1:][later]) - floor) if later.any() else np.inf, bounds)
 
 
 def lemma7_holds(evidence: Lemma7Evidence, steps: int) -> bool:
@@ -526,7 +546,6 @@ def check_lem7(ctx: Context) -> None:
         figures[f"run{index}_last_step_in_initial_ball"] = -1 if evidence.exit_step is None else evidence.exit_step
         figures[f"run{index}_radius_growth"] = evidence.radius_growth
         figures[f"run{index}_total_step"] = float(trace.clock[-1])
-        figures[f"run{index}_tightness_occupation"] = evidence.occupation / evidence.occupation_bound
     runs = [(trace, max_margin_direction(case.data).margin) for case, trace, _ in results]
     ctx.support("eq. (27), displacement and occupation (finite-time proxy)", "numeric",
                 lemma7_proxies(Named(f"{len(runs)} Assumption-5 runs from starts in B(1)", runs)),
@@ -552,15 +571,17 @@ def check_lem7(ctx: Context) -> None:
 @criterion("eq. (27) and the displacement bound at every step; R_t grew, the run left B(R_0) in its first half for "
            "good, within the explicit occupation bound, with the gradient floor respected inside B(R_0)")
 def lemma7_proxies(runs: Named):
-    failed, slack = [], np.inf
+    failed, slack, records = [], np.inf, []
     for index, (trace, margin) in enumerate(runs.value):
         with np.errstate(all="ignore"):
             evidence = lemma7_evidence(trace, margin)
         slack = min(slack, evidence.step_slack, evidence.unit_slack)
+        records.append(evidence.bounds)
         if not lemma7_holds(evidence, trace.steps):
             failed.append(index)
-    return (not failed, f"fails on runs {failed[:5]}" if failed else "every run",
-            {"min_slack_eq27": slack, "runs_failing": len(failed)})
+    return Decision(not failed, f"fails on runs {failed[:5]}" if failed else "every run",
+                    {"min_slack_eq27": slack, "runs_failing": len(failed)},
+                    [merge_tightness(list(same)) for same in zip(*records)])
 
 
 # -- Lemma 8 ---------------------------------------------------------------------------------------------------------
@@ -688,13 +709,15 @@ def certified_excess_violation(start: Named, eta, steps: int):
         bound = ball_initialization_constant(net.matrices(theta0)) + 2 * initial_risk
     figures = {"excess_lower": max(float(e.lower()) for e in excesses), "bound_upper": float(bound.upper()),
                "initial_risk_upper": float(initial_risk.upper())}
+    record = tightness("(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ D + 2R(W(0)) (lower end of the excess over the upper end of the "
+                       "bound)", figures["excess_lower"], figures["bound_upper"])
     if not initial_risk < arb(2).log():
-        return None, "Assumption 2's risk condition not certified", figures
+        return Decision(None, "Assumption 2's risk condition not certified", figures, record)
     if any(e > bound for e in excesses):
-        return True, "excess above the bound (certified)", figures
+        return Decision(True, "excess above the bound (certified)", figures, record)
     if all(e < bound for e in excesses):
-        return False, "every excess below the bound (certified)", figures
-    return None, "enclosures overlap", figures
+        return Decision(False, "every excess below the bound (certified)", figures, record)
+    return Decision(None, "enclosures overlap", figures, record)
 
 
 
@@ -732,7 +755,7 @@ def certified_excess_violation(start: Named, eta, steps: int):
            "large-step runs; under Assumption 5 the exchanged terms are too small to matter on the tested runs."),
            ("Constant of (b): the displayed argument gives D + 4R(W(0)), not 3R; the printed 3R still "
            "holds under Assumption 5 because η_t ≤ κ = min{1/β(1), 1} makes the η² sums at most 2κR(W(0)) "
-           "(κ ≤ 1/10 for the logistic loss and L ≥ 2) — see the tightness figures of align.lem8.corrected."),
+           "(κ ≤ 1/10 for the logistic loss and L ≥ 2) — see the tightness of its bounds in align.lem8.corrected."),
            ("(b) is read with D + 3R(W(0)) + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2² over ‖W_(k+1)‖_2², the shape of Lemma 2 "
             "(b); the printed text scatters the fraction.")),
 )
@@ -779,18 +802,38 @@ def _whole_numerator_dropped(terms: Lemma8Terms, k: int) -> float:
     return -(terms.D + terms.initial_spectral_squared(k + 1) + terms.initial_spectral_squared(k))
 
 
+# the bounds of Lemma 8 in words, for the tightness records
+LEMMA8_BOUNDS = {_printed_excess_bound: "D + 2R(W(0))", _sharp_excess_bound: "D_k + Σ_j (tr P_j − tr Q_(j+1) + "
+                 "‖Q_(j+1)‖_2)", _no_bound: "0", _printed_extra: "3R(W(0))",
+                 _sharp_extra: "Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2", _whole_numerator_dropped: "the numerator dropped"}
+
+
 @criterion("Lemma 8 (a) with the given bound at every step and layer (slack ≥ −1e-9 relative to 1 + the bound)")
 def excess_bounded(runs: Named, bound: Callable):
     worst = min(float(np.min(t.excess_slack(k, bound(t, k)) / (1.0 + np.abs(bound(t, k)))))
                 for t in runs.value for k in range(1, t.depth + 1))
-    return worst >= -SLACK_TOLERANCE, f"min relative slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})", {
-        "min_slack": worst}
+    pairs = [(t.rank_one_excess(k), np.broadcast_to(bound(t, k), t.rank_one_excess(k).shape))
+             for t in runs.value for k in range(1, t.depth + 1)]
+    return Decision(worst >= -SLACK_TOLERANCE, f"min relative slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
+                    {"min_slack": worst},
+                    tightness(f"(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ {LEMMA8_BOUNDS.get(bound, 'the bound')}",
+                              np.concatenate([m for m, _ in pairs]), np.concatenate([b for _, b in pairs])))
 
 
 @criterion("Lemma 8 (b) with the given extra term at every step and adjacent pair (slack ≥ −1e-9)")
 def alignment_bounded(runs: Named, extra: Callable):
     worst = min(float(np.min(t.alignment_slack(k, extra(t, k)))) for t in runs.value for k in range(1, t.depth))
-    return worst >= -SLACK_TOLERANCE, f"min slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})", {"min_slack": worst}
+    measured, limits = [], []
+    for t in runs.value:
+        for k in range(1, t.depth):
+            numerator = t.D + t.initial_spectral_squared(k + 1) + t.initial_spectral_squared(k) + extra(t, k)
+            measured.append(np.maximum(1.0 - t.alignment_squared(k), 0.0))  # a cosine rounded above 1 is alignment
+            limits.append(np.broadcast_to(numerator / t.sigma(k + 1) ** 2, measured[-1].shape))
+    return Decision(worst >= -SLACK_TOLERANCE, f"min slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
+                    {"min_slack": worst},
+                    tightness("(b) 1 − ⟨v_(k+1), u_k⟩² ≤ (D + E_k + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2²)/‖W_(k+1)‖_2², E_k = "
+                              + LEMMA8_BOUNDS.get(extra, "the extra term"), np.concatenate(measured),
+                              np.concatenate(limits)))
 
 
 @criterion("the proof displays (31), (33), (36) with slack ≥ −1e-9 and (32) with residual ≤ 1e-10 on every run; "
@@ -842,16 +885,12 @@ def check_lem8_corrected(ctx: Context) -> None:
     part_a, part_b = ctx.conclusions
     traces = [Lemma8Terms(case.assumption5()) for case in standard_cases(ctx)]
     runs = Named(f"{len(traces)} Assumption-5 runs", traces)
-    tight_a = max(float(np.max(t.rank_one_excess(k) / (t.D + 2.0 * t.initial_risk)))
-                  for t in traces for k in range(1, t.depth + 1))
-    tight_b = max(float(np.max(t.alignment_deficit_ratio(k, 3.0 * t.initial_risk)))
-                  for t in traces for k in range(1, t.depth))
     extra_ratio = max(float(np.max(t.sharp_alignment_extra(k)) / (3.0 * t.initial_risk))
                       for t in traces for k in range(1, t.depth))
     first = traces[0]
     steps = np.arange(first.trace.steps + 1)
     ctx.support("(a), printed constant", "numeric", excess_bounded(runs, _printed_excess_bound), "D + 2R(W(0))",
-                {"tightness_a_printed": tight_a}, conclusion=part_a,
+                conclusion=part_a,
                 plot=line("Lemma 8 (a) along GD under Assumption 5 (first run, layer 1)",
                           {"‖W_1‖_F² − ‖W_1‖_2²": (steps + 1, first.rank_one_excess(1)),
                            "sharp bound D_1 + Σ(…)": (steps + 1, first.sharp_excess_bound(1)),
@@ -870,9 +909,14 @@ def check_lem8_corrected(ctx: Context) -> None:
                     "the same (a) check, in float64, on a run outside Assumption 5")
     ctx.control("(a) without the bound", excess_bounded(runs, _no_bound), "exact rank one demanded")
     ctx.support("(b), printed constant", "numeric", alignment_bounded(runs, _printed_extra), "E_k = 3R(W(0))",
-                {"tightness_b_printed": tight_b}, conclusion=part_b)
+                conclusion=part_b)
     ctx.support("(b), sharp extra term", "numeric", alignment_bounded(runs, _sharp_extra),
-                "E_k = Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2", {"E_k_over_3R0": extra_ratio}, conclusion=part_b)
+                "E_k = Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2", {"E_k_over_3R0": extra_ratio}, conclusion=part_b,
+                tightness=tightness("E_k = Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2 ≤ 3R(W(0)) (every step)",
+                                    np.concatenate([t.sharp_alignment_extra(k) for t in traces
+                                                    for k in range(1, t.depth)]),
+                                    np.concatenate([np.full(t.trace.steps + 1, 3.0 * t.initial_risk) for t in traces
+                                                    for k in range(1, t.depth)])))
     ctx.control("(b) with exact alignment demanded", alignment_bounded(runs, _whole_numerator_dropped),
                 "the numerator dropped: ⟨v_(k+1), u_k⟩² ≥ 1")
     large = large_step_terms(ctx, ctx.pick(8, 24))
@@ -912,11 +956,16 @@ def drift_ratio(terms: Lemma8Terms, reference: np.ndarray | float) -> float:
 
 @criterion("|drift| ≤ reference for every pair of layers and every step (reference: 2R(W(0)) or S(t))")
 def drift_bounded(runs: Named, reference: str):
-    ratios = [drift_ratio(t, 2.0 * t.initial_risk if reference == "2R(W(0))" else
-                          np.maximum(t.trace.squared_step_error, 1e-300)) for t in runs.value]
+    references = [2.0 * t.initial_risk if reference == "2R(W(0))" else np.maximum(t.trace.squared_step_error, 1e-300)
+                  for t in runs.value]
+    ratios = [drift_ratio(t, limit) for t, limit in zip(runs.value, references)]
     allowance = 1.0 if reference == "2R(W(0))" else 1.0 + FLOAT_TOLERANCE
-    return max(ratios) <= allowance, f"max |drift|/{reference} = {max(ratios):.3g}", {
-        f"max_drift_over_{reference}": max(ratios)}
+    drifts = [(np.abs(drift), np.broadcast_to(limit, drift.shape)) for t, limit in zip(runs.value, references)
+              for drift in frobenius_drifts(t).values()]
+    return Decision(max(ratios) <= allowance, f"max |drift|/{reference} = {max(ratios):.3g}",
+                    {f"max_drift_over_{reference}": max(ratios)},
+                    tightness(f"|(‖W_k(t)‖_F² − ‖W_j(t)‖_F²) − (‖W_k(0)‖_F² − ‖W_j(0)‖_F²)| ≤ {reference}",
+                              np.concatenate([d for d, _ in drifts]), np.concatenate([r for _, r in drifts])))
 
 
 @criterion("the drift equals sign·(tr P_k − tr Q_j) to 1e-10 relative at every step")

@@ -10,6 +10,7 @@ regime is out of reach on CPU; its shape is shown on GD with a practical constan
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +37,7 @@ from theorems.layer_alignment.descent_runs import (
     assumption5_trace,
     descent_trace,
 )
-from verify import Context, claim, criterion, line, plain
+from verify import Context, Decision, Tightness, claim, criterion, line, plain, tightness
 
 MONOTONE_RTOL = 1e-9  # rounding allowed when a proxy is required to be monotone
 IDENTITY_TOLERANCE = 1e-10  # float residual of a per-step identity, relative to its terms
@@ -213,22 +214,47 @@ def first_layer_step_residuals(trace: DescentTrace, u_bar: np.ndarray) -> dict[s
     * ‖Π_⊥W_1(t+1)‖_F ≤ ‖Π_⊥W_1(t)‖_F + 1 (slack).
     ⟨w_prod, ∇R(w_prod)⟩ is read off the layer gradient: ⟨W_1, ∂R/∂W_1⟩ (and ⟨Π_⊥W_1, ∂R/∂W_1⟩ for Π_⊥).
     """
-    W1, G1 = trace.layers[0], trace.layer_gradients[0]
-    eta = trace.step_sizes
-    projected = orthogonal_part(W1, u_bar)
-    square, perp_square = np.sum(W1**2, axis=(1, 2)), np.sum(projected**2, axis=(1, 2))
-    inner, perp_inner = np.sum(W1[:-1] * G1, axis=(1, 2)), np.sum(projected[:-1] * G1, axis=(1, 2))
-    step_square = eta**2 * np.sum(G1**2, axis=(1, 2))
+    terms = _first_layer_terms(trace, u_bar)
+    square, perp_square, step_square = terms["square"], terms["perp_square"], terms["step_square"]
     scale = 1.0 + square[:-1] + step_square
-    identity = np.abs(square[1:] - (square[:-1] - 2 * eta * inner + step_square)) / scale
-    bound38 = (perp_square[:-1] - 2 * eta * perp_inner + step_square) - perp_square[1:]
-    weighted = eta * trace.gradient_norms_squared
-    drop = 2.0 * (trace.risk[:-1] - trace.risk[1:])
-    perp = np.sqrt(perp_square)
+    identity = np.abs(square[1:] - (square[:-1] - 2 * trace.step_sizes * terms["inner"] + step_square)) / scale
+    bound38 = terms["right_38"] - perp_square[1:]
+    weighted, drop, perp = terms["weighted"], terms["drop"], np.sqrt(perp_square)
     return {"identity_W1": float(identity.max()), "slack_38": float(np.min(bound38 / scale)),
             "slack_39_left": float(np.min(weighted - step_square)),
             "slack_39_right": float(np.min((drop - weighted) / (1.0 + trace.risk[:-1]))),
             "slack_unit_growth": float(np.min(perp[:-1] + 1.0 - perp[1:]))}
+
+
+def _first_layer_terms(trace: DescentTrace, u_bar: np.ndarray) -> dict[str, np.ndarray]:
+    W1, G1 = trace.layers[0], trace.layer_gradients[0]
+    eta = trace.step_sizes
+    projected = orthogonal_part(W1, u_bar)
+    perp_square = np.sum(projected**2, axis=(1, 2))
+    perp_inner = np.sum(projected[:-1] * G1, axis=(1, 2))
+    step_square = eta**2 * np.sum(G1**2, axis=(1, 2))
+    return {"square": np.sum(W1**2, axis=(1, 2)), "perp_square": perp_square,
+            "inner": np.sum(W1[:-1] * G1, axis=(1, 2)), "step_square": step_square,
+            "right_38": perp_square[:-1] - 2 * eta * perp_inner + step_square,
+            "weighted": eta * trace.gradient_norms_squared, "drop": 2.0 * (trace.risk[:-1] - trace.risk[1:])}
+
+
+def first_layer_step_bounds(traces: Sequence[DescentTrace], u_bar: np.ndarray) -> tuple[Tightness, ...]:
+    """How tight the inequalities among the proof's per-step facts are, at every step of every trace."""
+    sides: dict[str, tuple[list, list]] = {}
+    for trace in traces:
+        terms = _first_layer_terms(trace, u_bar)
+        perp = np.sqrt(terms["perp_square"])
+        for label, measured, limit in (
+                ("(38) ‖Π_⊥W_1(t+1)‖_F² ≤ ‖Π_⊥W_1(t)‖_F² − 2η_t⟨Π_⊥w_prod, ∇R⟩ + η_t²‖∂R/∂W_1‖_F²",
+                 terms["perp_square"][1:], terms["right_38"]),
+                ("(39) η_t²‖∂R/∂W_1‖_F² ≤ η_t‖∇R(W(t))‖²", terms["step_square"], terms["weighted"]),
+                ("(39) η_t‖∇R(W(t))‖² ≤ 2(R(W(t)) − R(W(t+1)))", terms["weighted"], terms["drop"]),
+                ("‖Π_⊥W_1(t+1)‖_F ≤ ‖Π_⊥W_1(t)‖_F + 1", perp[1:], perp[:-1] + 1.0)):
+            sides.setdefault(label, ([], []))
+            sides[label][0].append(measured)
+            sides[label][1].append(limit)
+    return tuple(tightness(label, np.concatenate(m), np.concatenate(b)) for label, (m, b) in sides.items())
 
 
 def steps_hold(residuals: dict[str, float]) -> bool:
@@ -293,8 +319,9 @@ def theorem4_part(runs: Named, target: Named, part: str):
 @criterion("the proof's per-step facts at every step: the ‖W_1‖ identity, (38), (39) and the +1 bound")
 def first_layer_steps(runs: Named, target: Named):
     residuals = [first_layer_step_residuals(trace, target.value) for _, trace in runs.value]
-    return all(steps_hold(r) for r in residuals), "", {
-        f"{label}: {k}": v for (label, _), r in zip(runs.value, residuals) for k, v in r.items()}
+    return Decision(all(steps_hold(r) for r in residuals), "", {
+        f"{label}: {k}": v for (label, _), r in zip(runs.value, residuals) for k, v in r.items()},
+                    first_layer_step_bounds([trace for _, trace in runs.value], target.value))
 
 
 

@@ -33,7 +33,7 @@ from theorems.layer_alignment.common import (
 )
 from theorems.layer_alignment.conservation import gram_gap
 from theorems.layer_alignment.criteria import Named, zero_decision
-from verify import Context, Decision, claim, criterion, histogram, line
+from verify import Context, Decision, claim, criterion, histogram, line, tightness
 
 # -- align.asm1 ------------------------------------------------------------------------------------------------
 
@@ -386,12 +386,17 @@ def _constant_without_gaps(layers: list[np.ndarray]) -> float:
 @criterion("D ≥ 0 and D_k ≤ D (to 1e-12) on every init")
 def constant_bounds(inits: Named, constant):
     worst_sign, worst_order = np.inf, np.inf
+    per_layer, overall = [], []
     for layers in inits.value:
         D = constant(layers)
         worst_sign = min(worst_sign, D)
         worst_order = min(worst_order, float(np.min(D - initialization_constants(layers))))
-    return (worst_sign >= 0 and worst_order >= -1e-12, f"min D {worst_sign:.3g}, min D − D_k {worst_order:.3g}",
-            {"min_D": worst_sign, "min_D_minus_D_k": worst_order})
+        per_layer.append(np.maximum(initialization_constants(layers), 0.0))
+        overall.append(np.full(len(layers), float(D)))
+    return Decision(worst_sign >= 0 and worst_order >= -1e-12, f"min D {worst_sign:.3g}, min D − D_k {worst_order:.3g}",
+                    {"min_D": worst_sign, "min_D_minus_D_k": worst_order},
+                    tightness("D_k ≤ D (eq. (8); each layer of each init, D_k below 0 counted as 0)",
+                              np.concatenate(per_layer), np.concatenate(overall)))
 
 
 @claim(
@@ -463,8 +468,9 @@ def mean_margin_at_least(data: Dataset, factor: int):
         return None, "SVM not certified"
     mean_margin = E.dot(np.mean(data.exact_Z, axis=0), svm.exact_direction)
     gamma = svm.reference.certificate.margin
-    return (E.sign(mean_margin - factor * gamma) >= 0, f"⟨z̄, ū⟩ = {mean_margin}, γ = {gamma}",
-            {"mean_margin": float(mean_margin), "gamma": float(gamma)})
+    return Decision(E.sign(mean_margin - factor * gamma) >= 0, f"⟨z̄, ū⟩ = {mean_margin}, γ = {gamma}",
+                    {"mean_margin": float(mean_margin), "gamma": float(gamma)},
+                    tightness("⟨z̄, ū⟩ ≥ γ", float(mean_margin), float(factor * gamma), sense="lower"))
 
 
 @criterion("every init satisfies Assumption 2 with R(W(0)) = ℓ(0), and gradient flow from the first of each data set "

@@ -44,7 +44,7 @@ from theorems.layer_alignment.common import (
 from theorems.layer_alignment.criteria import Named, runs_named
 from theorems.layer_alignment.flow_assumptions import app_a_counter_initialization
 from theorems.layer_alignment.flow_lemmas import lemma2_slacks
-from verify import Context, claim, criterion, line, plain
+from verify import Context, Decision, claim, criterion, line, plain, tightness
 
 # "eventually monotone" can start late (‖Π_⊥W_1‖_F peaked near t = 1e25, a rank-one gap near 1e8, on random data
 # sets): Theorems 1 and 2's proxies watch t up to 1e60, which the log clock reaches for a few more checkpoints
@@ -412,6 +412,7 @@ def theorem2_part(runs: Named, conclusion: str, target: Callable):
 def check_thm2(ctx: Context) -> None:
     first_layer, product = ctx.conclusions
     finals, curves, pairs = {}, {}, []
+    residuals, bounds = [], []  # eq. (22) at every checkpoint of every flow
     datasets = _theorem2_datasets(ctx)
     for index, data in enumerate(datasets):
         svm = max_margin_direction(data)
@@ -421,10 +422,10 @@ def check_thm2(ctx: Context) -> None:
             pairs.append((run, data))
             series = theorem2_series(run, svm.direction)
             finals[f"angle_at_1e60 {data.name} {loss}"] = float(series["angle"][-1])
-            # eq. (22) bounds ‖S_1‖_F = √(F_1² − σ_1²) by √(dD); measured over bound (1 = attained)
-            bound = np.sqrt(data.d * initialization_constant(run.initial_layers))
-            finals[f"tightness_eq22 {data.name} {loss}"] = float(np.sqrt(run.series(
-                lambda s: s.rank_one_excess[0]).max()) / bound)
+            # eq. (22) bounds ‖S_1‖_F = √(F_1² − σ_1²) by √(dD)
+            excess = np.maximum(run.series(lambda s: s.rank_one_excess[0]), 0.0)
+            residuals.append(np.sqrt(excess))
+            bounds.append(np.full(len(excess), np.sqrt(data.d * initialization_constant(run.initial_layers))))
             if loss == "logistic" and index < 2:
                 curves[f"{data.name}: ∠(w_prod, ū)"] = (run.t[1:], series["angle"][1:])
                 curves[f"{data.name}: ‖Π_⊥W_1‖_F/‖W_1‖_F"] = (run.t[1:], series["ratio"][1:])
@@ -440,8 +441,9 @@ def check_thm2(ctx: Context) -> None:
                 "all margins > 0 for t ≥ 1e4; ‖Π_⊥W_1‖_F/‖W_1‖_F nonincreasing; ‖Π_⊥W_1‖_F nonincreasing over t ∈ "
                 f"[1e{60 - SETTLING_DECADES}, 1e60] and ending below its maximum; the upper envelope of "
                 f"1 − |⟨v_1, ū⟩| falls by ≥ {1 - ENVELOPE_FACTOR:.0%} from the first to the second half of that window",
-                finals,
-                conclusion=first_layer)
+                finals, conclusion=first_layer,
+                tightness=tightness("(22): ‖S_1‖_F = sqrt(‖W_1‖_F² − ‖W_1‖_2²) ≤ sqrt(dD) (every checkpoint)",
+                                    np.concatenate(residuals), np.concatenate(bounds)))
     ctx.support("finite-time proxies: w_prod", "trend", theorem2_part(flows, "product", _max_margin_direction),
                 "all margins > 0 for t ≥ 1e4; the upper envelope of ∠(w_prod, ū) falls by ≥ "
                 f"{1 - ENVELOPE_FACTOR:.0%} from t ∈ [1e40, 1e50] to [1e50, 1e60]; ‖w_prod‖/∏F_k nondecreasing",
@@ -536,7 +538,9 @@ def check_proof_facts(ctx: Context) -> None:
 def printed_step_fails(C: int, depth: int, exponent: int):
     norms = [sympy.Integer(C) + sympy.Rational(1, 100)] * depth
     left, right = sympy.prod(norms[1:]) / 2, sympy.Integer(C) ** exponent / 2
-    return bool(left <= right), f"∏_(k≥2) F_k/2 = {left}, C^{exponent}/2 = {right}"
+    return Decision(bool(left <= right), f"∏_(k≥2) F_k/2 = {left}, C^{exponent}/2 = {right}",
+                    tightness=tightness("(P2) ∏_(k≥2) ‖W_k‖_F/2 > C^L/2 (every F_k = C + 1/100)", float(left),
+                                        float(right), sense="lower"))
 
 
 @criterion("on the flow, the smallest C* making ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 hold beyond it has "
@@ -551,6 +555,7 @@ def step_fails_along(run: Named, shift: int):
            "(relative slack ≥ −1e-9; M_ε on a grid with its endpoints)")
 def p1_holds(runs: Named, relation: str):
     worst = np.inf
+    measured, limits = [], []
     for run, data in runs.value:
         loss = run.objective.loss
         svm = max_margin_direction(data)
@@ -563,20 +568,35 @@ def p1_holds(runs: Named, relation: str):
                     along = float(predictor_gradient(loss, data.Z, state.w_prod) @ svm.direction)
                     gap = -m_epsilon * svm.margin / data.n - along
                     worst = min(worst, (gap if relation == "≤" else -gap) / (m_epsilon * svm.margin))
-    return worst >= -1e-9, f"min relative slack {worst:.3g} (threshold −1e-9)", {"min_relative_slack": worst}
+                    measured.append(-along)
+                    limits.append(m_epsilon * svm.margin / data.n)
+    record = (tightness("(P1) −⟨∇R(w_prod), ū⟩ ≥ M_ε γ/n while R ≥ ε", measured, limits, sense="lower")
+              if relation == "≤" else tightness("−⟨∇R(w_prod), ū⟩ ≤ M_ε γ/n while R ≥ ε (reversed)", measured, limits))
+    return Decision(worst >= -1e-9, f"min relative slack {worst:.3g} (threshold −1e-9)", {"min_relative_slack": worst},
+                    record)
 
 
 @criterion("(P2) on every flow some C below the final min_k ‖W_k‖_F makes ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 > C^p/2 at every "
            "checkpoint with min_k F_k > C, p = L + shift")
 def p2_exists(runs: Named, shift: int):
     found = []
+    alignment, products, limits = [], [], []  # the two inequalities at the checkpoints with min_k F_k > C*
     for run, _ in runs.value:
         threshold, worst = proof_constant_failures(run, lambda L: L + shift)
-        final = float(run.series(lambda s: float(s.frobenius.min()))[-1])
+        smallest = run.series(lambda s: float(s.frobenius.min()))
+        final = float(smallest[-1])
         found.append((threshold, worst, final))
+        beyond = smallest > threshold
+        alignment.append(run.series(upper_product_ratio)[beyond])
+        products.append(run.series(lambda s: float(np.linalg.norm(chain(s.layers[1:]))))[beyond])
+        limits.append(np.full(int(beyond.sum()), threshold ** (len(run.initial_layers) + shift) / 2))
     holds = all(worst >= 0 and threshold < final for threshold, worst, final in found)
-    return holds, "", {f"C_star_run{i}": t for i, (t, _, _) in enumerate(found)} | {
-        "min_slack": min(w for _, w, _ in found)}
+    return Decision(holds, "", {f"C_star_run{i}": t for i, (t, _, _) in enumerate(found)} | {
+        "min_slack": min(w for _, w, _ in found)},
+                    (tightness("(P2) ‖W_L⋯W_2‖ ≥ ∏_(k≥2)‖W_k‖_F/2 where min_k ‖W_k‖_F > C*, as "
+                               "‖W_L⋯W_2‖/∏_(k≥2)‖W_k‖_F ≥ 1/2", np.concatenate(alignment), 0.5, sense="lower"),
+                     tightness(f"(P2) ‖W_L⋯W_2‖ > C*^({ {0: 'L', -1: 'L−1'}.get(shift, f'L{shift:+d}') })/2 where "
+                               "min_k ‖W_k‖_F > C*", np.concatenate(products), np.concatenate(limits), sense="lower")))
 
 
 @criterion("(P3) ‖∂R/∂W_k‖_F = ‖W_L⋯W_2‖·‖∇R(w_prod)‖ to 1e-12 relative at every checkpoint")
@@ -596,11 +616,15 @@ def p3_holds(runs: Named, layer: int):
            "W_k = c·(rank one) with w_prod = c³ū: R > 0, decreasing in c, below 1e-100 at c = 8 (logistic, DS3)")
 def p4_holds(runs: Named, factor: float):
     worst = np.inf
+    predictors, spectral, frobenius = [], [], []
     for run, _ in runs.value:
         for state in run.states:
             scale = float(np.prod(state.frobenius))
             worst = min(worst, (factor * float(np.prod(state.spectral)) - float(np.linalg.norm(state.w_prod))) / scale,
                         (scale - float(np.prod(state.spectral))) / scale)
+            predictors.append(float(np.linalg.norm(state.w_prod)))
+            spectral.append(float(np.prod(state.spectral)))
+            frobenius.append(scale)
     data = ds3()
     svm = max_margin_direction(data)
     values = []
@@ -609,7 +633,9 @@ def p4_holds(runs: Named, factor: float):
                   c * np.eye(3)[:1]]
         values.append(float(np.mean(np.logaddexp(0.0, -(data.Z @ chain(layers).ravel())))))
     holds = worst >= -1e-12 and all(v > 0 for v in values) and is_monotone(values, "decreasing") and values[-1] < 1e-100
-    return holds, f"min relative slack {worst:.3g}", {"min_relative_slack": worst, "risk_at_c8": values[-1]}
+    return Decision(holds, f"min relative slack {worst:.3g}", {"min_relative_slack": worst, "risk_at_c8": values[-1]},
+                    (tightness("(P4) ‖w_prod‖ ≤ ∏_k‖W_k‖_2", predictors, factor * np.array(spectral)),
+                     tightness("(P4) ∏_k‖W_k‖_2 ≤ ∏_k‖W_k‖_F", spectral, frobenius)))
 
 
 
