@@ -404,7 +404,8 @@ def error_chain(traces: Named):
                     {"min_slack_eta_le_1": worst_first, "min_slack_descent": worst_second,
                      "weighted_sum_over_2R0": max(ratios)},
                     (tightness("Σ_(τ<t) η_τ²‖∇R‖² ≤ Σ_(τ<t) η_τ‖∇R‖² (every step t)", *joined["squared"]),
-                     tightness("Σ_(τ<t) η_τ‖∇R‖² ≤ 2(R(W(0)) − R(W(t))) ≤ 2R(W(0)) (every step t)", *joined["weighted"]),
+                     tightness("Σ_(τ<t) η_τ‖∇R‖² ≤ 2(R(W(0)) − R(W(t))) ≤ 2R(W(0)) (every step t)",
+                               *joined["weighted"]),
                      tightness("S(T) ≤ 2κR(W(0)), κ the largest Assumption-5 step (each run)", *joined["kappa"])))
 
 
@@ -691,6 +692,24 @@ def large_step_terms(ctx: Context, runs: int) -> list[Lemma8Terms]:
     return out
 
 
+def display_bounds(terms: list[Lemma8Terms], swapped: bool) -> tuple[Tightness, ...]:
+    """How tight the inequalities (31), (33), (36) are at every step and adjacent pair, with the subtracted terms
+    moved to the left (both sides nonnegative)."""
+    sides: dict[str, tuple[list, list]] = {}
+    suffix = " (P_k and Q_(k+1) exchanged, as printed)" if swapped else ""
+    for t in terms:
+        for k in range(1, t.depth):
+            for label, slack, larger in (
+                    ("(31) σ_k² + ‖A_(k,k+1)‖_2 + ‖Q_(k+1)‖_2 ≥ σ_(k+1)²", t.display31_slack, t.sigma(k + 1) ** 2),
+                    ("(33) u_kᵀW_(k+1)ᵀW_(k+1)u_k + ‖W_k(0)‖_2² + ‖P_k‖_2 ≥ σ_k²", t.display33_slack, t.sigma(k) ** 2),
+                    ("(36) σ_k² + ‖W_(k+1)(0)‖_2² + ‖Q_(k+1)‖_2 ≥ σ_(k+1)²", t.display36_slack, t.sigma(k + 1) ** 2)):
+                sides.setdefault(label + suffix, ([], []))
+                sides[label + suffix][0].append(slack(k, swapped) + larger)
+                sides[label + suffix][1].append(larger)
+    return tuple(tightness(label, np.concatenate(m), np.concatenate(b), sense="lower")
+                 for label, (m, b) in sides.items())
+
+
 def worst_display_slacks(terms: list[Lemma8Terms], swapped: bool) -> dict[str, float]:
     per_run = [display_slacks(t, swapped) for t in terms]
     return {"(31)": min(s["(31)"] for s in per_run), "(33)": min(s["(33)"] for s in per_run),
@@ -805,7 +824,8 @@ def _whole_numerator_dropped(terms: Lemma8Terms, k: int) -> float:
 # the bounds of Lemma 8 in words, for the tightness records
 LEMMA8_BOUNDS = {_printed_excess_bound: "D + 2R(W(0))", _sharp_excess_bound: "D_k + Σ_j (tr P_j − tr Q_(j+1) + "
                  "‖Q_(j+1)‖_2)", _no_bound: "0", _printed_extra: "3R(W(0))",
-                 _sharp_extra: "Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2", _whole_numerator_dropped: "the numerator dropped"}
+                 _sharp_extra: "Σ_(j>k) tr P_j + ‖P_k‖_2 + ‖Q_(k+1)‖_2",
+                 _whole_numerator_dropped: "the numerator dropped"}
 
 
 @criterion("Lemma 8 (a) with the given bound at every step and layer (slack ≥ −1e-9 relative to 1 + the bound)")
@@ -840,7 +860,8 @@ def alignment_bounded(runs: Named, extra: Callable):
            "swapped: P_k and Q_(k+1) exchanged as printed")
 def displays_valid(runs: Named, swapped: bool):
     worst = worst_display_slacks(runs.value, swapped)
-    return displays_hold(worst), "", {f"worst {k}": v for k, v in worst.items()}
+    return Decision(displays_hold(worst), "", {f"worst {k}": v for k, v in worst.items()},
+                    display_bounds(runs.value, swapped))
 
 
 

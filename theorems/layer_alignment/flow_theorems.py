@@ -3,7 +3,7 @@ claim on ReLU networks. Asymptotic statements are checked by finite-time proxies
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -44,7 +44,7 @@ from theorems.layer_alignment.common import (
 from theorems.layer_alignment.criteria import Named, runs_named
 from theorems.layer_alignment.flow_assumptions import app_a_counter_initialization
 from theorems.layer_alignment.flow_lemmas import lemma2_slacks
-from verify import Context, Decision, claim, criterion, line, plain, tightness
+from verify import Context, Decision, Tightness, claim, criterion, line, plain, tightness
 
 # "eventually monotone" can start late (‖Π_⊥W_1‖_F peaked near t = 1e25, a rank-one gap near 1e8, on random data
 # sets): Theorems 1 and 2's proxies watch t up to 1e60, which the log clock reaches for a few more checkpoints
@@ -478,6 +478,23 @@ def upper_product_ratio(state) -> float:
     return float(np.linalg.norm(chain(state.layers[1:]))) / float(np.prod(state.frobenius[1:]))
 
 
+def p2_bounds(runs: Sequence[FlowRun], shift: int) -> tuple[Tightness, Tightness]:
+    """How tight the two inequalities of (P2) are at the checkpoints with min_k F_k > C*, C* the smallest working
+    constant of each run (:func:`proof_constant_failures`), with the exponent L + shift."""
+    alignment, products, limits = [], [], []
+    for run in runs:
+        threshold, _ = proof_constant_failures(run, lambda L: L + shift)
+        beyond = run.series(lambda s: float(s.frobenius.min())) > threshold
+        alignment.append(run.series(upper_product_ratio)[beyond])
+        products.append(run.series(lambda s: float(np.linalg.norm(chain(s.layers[1:]))))[beyond])
+        limits.append(np.full(int(beyond.sum()), threshold ** (len(run.initial_layers) + shift) / 2))
+    exponent = {0: "L", -1: "L−1"}.get(shift, f"L{shift:+d}")
+    return (tightness("(P2) ‖W_L⋯W_2‖ ≥ ∏_(k≥2)‖W_k‖_F/2 where min_k ‖W_k‖_F > C*, as ‖W_L⋯W_2‖/∏_(k≥2)‖W_k‖_F ≥ 1/2",
+                      np.concatenate(alignment), 0.5, sense="lower"),
+            tightness(f"(P2) ‖W_L⋯W_2‖ > C*^({exponent})/2 where min_k ‖W_k‖_F > C*", np.concatenate(products),
+                      np.concatenate(limits), sense="lower"))
+
+
 def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tuple[float, float]:
     """For the proof step '∃C: min_k F_k > C ⇒ ‖W_L⋯W_2‖ ≥ ∏_{k≥2}F_k/2 > C^{p}/2' with p = exponent(L):
     (C*, worst) where C* is the smallest C for which the first inequality holds at every checkpoint with
@@ -547,8 +564,8 @@ def printed_step_fails(C: int, depth: int, exponent: int):
            "‖W_L⋯W_2‖ < C*^(L + shift)/2 somewhere with min_k F_k > C*")
 def step_fails_along(run: Named, shift: int):
     threshold, worst = proof_constant_failures(run.value, lambda L: L + shift)
-    return (threshold >= 2.5 and worst < 0, f"C* = {threshold:.4g}, min slack {worst:.3g}",
-            {"smallest_working_C": threshold, "min_slack": worst})
+    return Decision(threshold >= 2.5 and worst < 0, f"C* = {threshold:.4g}, min slack {worst:.3g}",
+                    {"smallest_working_C": threshold, "min_slack": worst}, p2_bounds([run.value], shift)[1])
 
 
 @criterion("(P1) at every checkpoint with R ≥ ε, ε ∈ {0.1, 0.01, 1e-4}: ⟨∇R(w_prod), ū⟩ relation −M_ε γ/n "
@@ -580,23 +597,13 @@ def p1_holds(runs: Named, relation: str):
            "checkpoint with min_k F_k > C, p = L + shift")
 def p2_exists(runs: Named, shift: int):
     found = []
-    alignment, products, limits = [], [], []  # the two inequalities at the checkpoints with min_k F_k > C*
     for run, _ in runs.value:
         threshold, worst = proof_constant_failures(run, lambda L: L + shift)
-        smallest = run.series(lambda s: float(s.frobenius.min()))
-        final = float(smallest[-1])
+        final = float(run.series(lambda s: float(s.frobenius.min()))[-1])
         found.append((threshold, worst, final))
-        beyond = smallest > threshold
-        alignment.append(run.series(upper_product_ratio)[beyond])
-        products.append(run.series(lambda s: float(np.linalg.norm(chain(s.layers[1:]))))[beyond])
-        limits.append(np.full(int(beyond.sum()), threshold ** (len(run.initial_layers) + shift) / 2))
     holds = all(worst >= 0 and threshold < final for threshold, worst, final in found)
     return Decision(holds, "", {f"C_star_run{i}": t for i, (t, _, _) in enumerate(found)} | {
-        "min_slack": min(w for _, w, _ in found)},
-                    (tightness("(P2) ‖W_L⋯W_2‖ ≥ ∏_(k≥2)‖W_k‖_F/2 where min_k ‖W_k‖_F > C*, as "
-                               "‖W_L⋯W_2‖/∏_(k≥2)‖W_k‖_F ≥ 1/2", np.concatenate(alignment), 0.5, sense="lower"),
-                     tightness(f"(P2) ‖W_L⋯W_2‖ > C*^({ {0: 'L', -1: 'L−1'}.get(shift, f'L{shift:+d}') })/2 where "
-                               "min_k ‖W_k‖_F > C*", np.concatenate(products), np.concatenate(limits), sense="lower")))
+        "min_slack": min(w for _, w, _ in found)}, p2_bounds([run for run, _ in runs.value], shift))
 
 
 @criterion("(P3) ‖∂R/∂W_k‖_F = ‖W_L⋯W_2‖·‖∇R(w_prod)‖ to 1e-12 relative at every checkpoint")

@@ -33,7 +33,7 @@ from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
 from verify import Context
-from verify.claim import Criterion, Decision, EvidenceKind, Verdict
+from verify.claim import Criterion, Decision, EvidenceKind, Verdict, tightness
 from verify.construction import Construction, load_construction
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "constructions"
@@ -520,7 +520,9 @@ def _loss_below_zero_loss(loss: str, margins: tuple[str, ...]) -> Decision:
     return Decision(strictly_below(value, threshold),
                     f"Σℓ(q_i) ∈ [{float(value.a):.6f}, {float(value.b):.6f}] against ℓ(0) ∈ "
                     f"[{float(threshold.a):.6f}, {float(threshold.b):.6f}] (interval arithmetic)",
-                    {"loss_low": float(value.a), "loss_high": float(value.b), "threshold": float(threshold.a)})
+                    {"loss_low": float(value.a), "loss_high": float(value.b), "threshold": float(threshold.a)},
+                    tightness("Σ_i ℓ(q_i) < ℓ(0) (upper end of the loss over the lower end of ℓ(0))",
+                              float(value.b), float(threshold.a)))
 
 
 SEPARATES = Criterion("Σ_i ℓ(q_i) < ℓ(0) (interval): then every margin is positive", _loss_below_zero_loss)

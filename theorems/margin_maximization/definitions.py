@@ -35,7 +35,7 @@ from numerics.networks import Dense, Layer, Network, Shared, diagonal, disjoint_
 from numerics.symbolic import is_identically_zero
 from numerics.trends import fit_rate, is_monotone
 from theorems.margin_maximization import common as C
-from verify import Context, Decision, Profile, claim, criterion, line, plain
+from verify import Context, Decision, Profile, claim, criterion, line, plain, tightness
 
 Activation = Callable[[sympy.Expr, tuple[int, int]], sympy.Expr]
 """σ applied to the pre-activation z of hidden unit (layer, neuron); layers are numbered from 1."""
@@ -324,7 +324,8 @@ def THRESHOLD(loss: str, level: str) -> Decision:
     at_zero = loss_expression(loss, sympy.Integer(0))
     difference = sympy.nsimplify(sympy.sympify(level) - at_zero)
     decided = sympy.simplify(difference).is_nonpositive
-    return Decision(decided, f"ℓ(0) = {at_zero}; level − ℓ(0) = {sympy.simplify(difference)}")
+    return Decision(decided, f"ℓ(0) = {at_zero}; level − ℓ(0) = {sympy.simplify(difference)}",
+                    tightness=tightness("the level of L ≤ ℓ(0)", float(sympy.sympify(level)), float(at_zero)))
 
 
 @criterion("library objective and descent direction = the direct sum of Eq. (1) to 1e-15 (30 digits)")

@@ -209,7 +209,8 @@ def check_thm52_corrected(ctx: Context) -> None:
                 continue
             gaps = tuple(tuple(row) for row in per_layer_gaps(net, found[0], X, y))
             ctx.support(f"{name}, {loss}: L < ℓ(0)", "numeric", P.below_threshold(net, X, y, loss, found[0][0].final),
-                        "the hypothesis holds from ‖θ‖ = 100 on", conclusion=THM52_LAYERS)
+                        "the hypothesis holds from ‖θ‖ = 100 on", conclusion=THM52_LAYERS,
+                        tightness=P.threshold_tightness(net, X, y, loss, found[0][0].final))
             ctx.support(f"{name}, {loss}", "numeric", LAYERS_OPTIMAL(gaps, GAP_TOLERANCE),
                         "finite-time proxy: |‖û^(l)‖² − OPT4_l|/OPT4_l per layer at ‖θ‖ = 100, 300",
                         conclusion=THM52_LAYERS)

@@ -28,6 +28,7 @@ from numerics.losses import Objective
 from numerics.networks import Network, fully_connected
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization.definitions import flow_path, neuron_parameters
+from verify import Tightness, tightness
 
 FLOW_NORMS = (100.0, 300.0)  # the direction has settled to ~1e-4 in R(θ) at ‖θ‖ = 300 on the instances used
 INIT_SCALE = 0.5
@@ -51,6 +52,12 @@ def below_threshold(net: Network, X: np.ndarray, y: np.ndarray, loss: str, theta
     """L(θ) < ℓ(0) (1 for the exponential loss, log 2 for the logistic loss), compared in log space."""
     threshold = 0.0 if loss == "exponential" else float(np.log(np.log(2.0)))
     return float(Objective(net, X, y, loss).log_value(theta)) < threshold
+
+
+def threshold_tightness(net: Network, X: np.ndarray, y: np.ndarray, loss: str, theta: np.ndarray) -> Tightness:
+    """How tight L(θ) < ℓ(0) is at θ (the ratio is L(θ)/ℓ(0))."""
+    return tightness("L(θ) < ℓ(0)", float(np.exp(Objective(net, X, y, loss).log_value(theta))),
+                     1.0 if loss == "exponential" else float(np.log(2.0)))
 
 
 # -- depth-2 networks of N_no-share ----------------------------------------------------------------------------

@@ -336,7 +336,8 @@ def inside_lemma6(starts: np.ndarray, limits: np.ndarray, phis: np.ndarray, norm
                        "(v_i(0) = b y_i)", "full": "5 datasets × 60 flows; 20000 oracle limits",
               "paper": "5 datasets × 200 flows; 20000 oracle limits"},
     notes=[("Loose: the norm bound inherits Lemma 8's slack (the limits have norm ≥ 0.9396 here, the bound says "
-           "0.866); see the tightness of its bounds."), "The paper's angle interval is half-open; Thm 3's set 𝒲 closes it."],
+           "0.866); see the tightness of its bounds."),
+           "The paper's angle interval is half-open; Thm 3's set 𝒲 closes it."],
 )
 def check_lem6(ctx: Context) -> None:
     datasets = ctx.pick([paper_data(), grid_data(2.5)], grid_datasets())

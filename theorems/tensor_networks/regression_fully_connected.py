@@ -345,8 +345,9 @@ def loss_bound_holds(runs: Records, factor: float) -> Decision:
     return Decision(bool(worst <= 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6 "
                                              "required)",
                     {"max_exponent_over_decay": worst},
-                    tightness("L(t) ≤ L(0) exp(−2α^(2L−2)λ^(L−1)σ_min(X)² t), as exponents: 2α^(2L−2)λ^(L−1)σ_min(X)² t "
-                              "≤ ln(L(0)/L(t))", np.concatenate(exponents), np.concatenate(decays)))
+                    tightness("L(t) ≤ L(0) exp(−2α^(2L−2)λ^(L−1)σ_min(X)² t), as exponents: "
+                              "2α^(2L−2)λ^(L−1)σ_min(X)² t ≤ ln(L(0)/L(t))", np.concatenate(exponents),
+                              np.concatenate(decays)))
 
 
 H1C_CONSERVATION = "(80)–(81): W_lᵀW_l − W_(l+1)W_(l+1)ᵀ and W_(L−1)ᵀW_(L−1) − w_Lw_Lᵀ are conserved (every shape)"
