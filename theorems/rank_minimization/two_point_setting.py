@@ -35,7 +35,7 @@ from theorems.rank_minimization.two_point_common import (
     rank_one_interpolant,
     thm2_radius,
 )
-from verify import Context, Decision, claim, criterion
+from verify import Context, Decision, claim, criterion, tightness
 
 # exact datasets used throughout: rational unit inputs (Pythagorean triples) and the paper's data in radicals
 PYTHAGOREAN = ((sympy.Rational(21, 29), sympy.Rational(20, 29)), (sympy.Rational(4, 5), sympy.Rational(3, 5)),
@@ -640,7 +640,7 @@ def check_approxrank(ctx: Context) -> None:
 
 @criterion("at the scaled interpolant every pre-activation ≠ 0, ∇L = 0 exactly and ‖w_i‖ > Thm 2's radius")
 def stationary_interpolant(output_scale: sympy.Expr, datasets: list[TwoPoints]) -> Decision:
-    results = []
+    results, norms, radii = [], [], []
     for data in datasets:
         theta = rank_one_interpolant(data) * np.array([1] * 4 + [output_scale] * 4, dtype=object)
         signs = E.signs(data.X @ theta[:4].reshape(2, 2).T)
@@ -648,8 +648,12 @@ def stationary_interpolant(output_scale: sympy.Expr, datasets: list[TwoPoints]) 
         radius = thm2_radius(sympy.acos(data.X[0] @ data.X[1]), EXACT)
         outside = E.sign(neurons(theta)[0][0] @ neurons(theta)[0][0] - radius**2) > 0
         results.append((bool(np.all(signs != 0)), not np.any(E.signs(gradient)), bool(outside)))
+        norms.append(float(sympy.sqrt(neurons(theta)[0][0] @ neurons(theta)[0][0])))
+        radii.append(float(radius))
     return Decision(all(all(r) for r in results), "(kinks avoided, ∇L = 0, outside the radius) = "
-                    + ", ".join(map(str, results)), {"instances": len(results)})
+                    + ", ".join(map(str, results)), {"instances": len(results)},
+                    tightness("‖w_i‖ > min{1/2, (√3/2) cos(φ/2)} (Thm 2's radius; each dataset)", norms, radii,
+                              sense="lower"))
 
 
 @claim(
