@@ -84,3 +84,14 @@ def test_bench_threads_gives_the_same_bits(tmp_path: Path) -> None:
     result = json.loads(target.read_text())["results"][0]
     assert result["name"] == "threads" and result["statistics"]["same_bits"] and result["goal_met"] is None
     assert result["statistics"]["cpu_seconds_one_thread"] > 0
+
+
+def test_bench_tensor_descent(capsys: pytest.CaptureFixture[str]) -> None:
+    """The reference and the compiled kernel on the same runs (tiny: 3 runs × 10⁴ steps), as one JSON document."""
+    assert main(["bench", "tensor-descent", "--size", "tiny", "--json", "-"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert set(result) == FIELDS and result["name"] == "tensor-descent" and result["goal_met"] is None
+    stats = result["statistics"]
+    assert stats["runs_compared"] == 3 and stats["agree_to_1e-10"]
+    assert stats["max_relative_iterate_difference"] < 1e-12 and stats["max_relative_loss_difference"] < 1e-12
+    assert stats["baseline_cpu_seconds"] > 0 and stats["ibverify_cpu_seconds_36_runs"] > 0

@@ -12,6 +12,10 @@ at ``--size tiny`` only, to prove that they work and that baseline and ibverify 
 * ``gf-long``: gradient flow of a depth-3 linear network with the exponential loss to t = 1e12, on the log clock
   (:mod:`numerics.flows`); baseline: the same flow on the real clock.
 * ``threads``: a compiled-kernel descent sweep (1152 runs) on two threads against one thread, same bits.
+* ``tensor-descent``: the GD of ``tensor.exp.classification`` (paper 002, Sec. 6: linear tensor networks, exponential
+  loss, η = 5e-4): the numpy reference one run at a time against the compiled kernel (the runs of a network batched),
+  on the same runs, with wall and CPU time and the largest difference of their iterates and losses at the
+  checkpoints; and the kernel on the claim's whole workload (36 runs at that size's steps; 2·10⁶ at paper size).
 * ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall time): every
   claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
 """
@@ -216,6 +220,116 @@ def bench_threads(size: Size, repeat: int = 1, device: str | None = None) -> Ben
          "cpu_seconds_one_thread": one_cpu, "cpu_seconds_two_threads": two_cpu}, (load, os.getloadavg()[0]))
 
 
+# -- tensor-descent ----------------------------------------------------------------------------------------------
+TENSOR_X = np.array([[1.0, 2.0], [0.0, -3.0]])  # tensor.exp.classification's two points
+TENSOR_Y = np.array([1.0, -1.0])
+TENSOR_STEP, TENSOR_PAPER_STEPS, TENSOR_PAPER_RUNS = 5e-4, 2_000_000, 36  # the paper's GD; 4 starts × 3 α × 3 nets
+TENSOR_SCALES = (1.0, 0.5, 0.01)  # α: the starts are α·θ̄, θ̄ standard normal
+TENSOR_CHECKPOINTS = 200  # as the claim records them
+TENSOR_PROTOCOLS: dict[str, tuple[int, int, int]] = {  # size: (compared runs per network, their steps,
+    "tiny": (1, 10_000, 10_000),                         # steps of the kernel's 36-run workload)
+    "reduced": (3, 50_000, TENSOR_PAPER_STEPS),
+    "paper": (1, TENSOR_PAPER_STEPS, TENSOR_PAPER_STEPS),  # the reference: ≈ 60–80 s a run
+}
+
+
+def tensor_objectives() -> dict[str, Any]:
+    """The claim's three networks (2-layer fully connected of width 2, diagonal, full-length convolutional) on its
+    data with the exponential loss."""
+    from numerics.losses import Objective
+    from numerics.tensor_network import convolutional_tensor, diagonal_tensor, fully_connected_tensor
+
+    networks = {"fully connected": fully_connected_tensor([2, 2]), "diagonal": diagonal_tensor(2, 2),
+                "convolutional": convolutional_tensor(2, [2])}
+    return {name: Objective(network, TENSOR_X, TENSOR_Y, "exponential") for name, network in networks.items()}
+
+
+def tensor_starts(objectives: dict[str, Any], per_network: int, seed: int = BENCH_SEED) -> dict[str, np.ndarray]:
+    """``per_network`` starts a network (rows), α cycling through :data:`TENSOR_SCALES` (shifted per network)."""
+    rng = np.random.default_rng(seed)
+    return {name: np.array([TENSOR_SCALES[(i + k) % len(TENSOR_SCALES)] * rng.standard_normal(o.model.n_params)
+                            for k in range(per_network)]) for i, (name, o) in enumerate(objectives.items())}
+
+
+def reference_tensor_descent(objectives: dict[str, Any], starts: dict[str, np.ndarray],
+                             steps: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Network → (iterates runs × checkpoints × parameters, losses runs × checkpoints): the numpy reference
+    (:func:`numerics.descent.gradient_descent`), one run at a time, as the claim's paper profile ran before."""
+    from numerics.descent import gradient_descent
+
+    out = {}
+    for name, objective in objectives.items():
+        runs = [gradient_descent(objective, theta0, steps, TENSOR_STEP, record_every=steps // TENSOR_CHECKPOINTS)
+                for theta0 in starts[name]]
+        out[name] = (np.array([run.theta for run in runs]), np.array([run.loss for run in runs]))
+    return out
+
+
+def compiled_tensor_descent(objectives: dict[str, Any], starts: dict[str, np.ndarray],
+                            steps: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The same from the compiled kernel, the runs of a network advancing together (as the claim runs them)."""
+    from numerics.descent import batched_gradient_descent
+
+    out = {}
+    for name, objective in objectives.items():
+        run = batched_gradient_descent(objective, starts[name], steps, TENSOR_STEP,
+                                       record_every=max(steps // TENSOR_CHECKPOINTS, 1), record_iterates=True,
+                                       engine="compiled")
+        out[name] = (run.iterates.transpose(1, 0, 2), run.loss.T)
+    return out
+
+
+def _with_cpu(task: Callable[[], Any]) -> Callable[[], tuple[float, Any]]:
+    def timed() -> tuple[float, Any]:
+        start = time.process_time()
+        value = task()
+        return time.process_time() - start, value
+
+    return timed
+
+
+def bench_tensor_descent(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    """Reference against compiled kernel on the same runs, then the kernel on the claim's 36 runs (the device is not
+    used: both run on the CPU)."""
+    per_network, steps, workload_steps = TENSOR_PROTOCOLS[size]
+    objectives = tensor_objectives()
+    starts = tensor_starts(objectives, per_network)
+    runs = per_network * len(objectives)
+    load = os.getloadavg()[0]
+    setup_seconds, (setup_cpu, _) = _best_time(_with_cpu(lambda: compiled_tensor_descent(objectives, starts, 1)),
+                                               1)  # compiling or loading the kernels
+    baseline_seconds, (baseline_cpu, reference) = _best_time(
+        _with_cpu(lambda: reference_tensor_descent(objectives, starts, steps)), repeat)
+    ibverify_seconds, (ibverify_cpu, compiled) = _best_time(
+        _with_cpu(lambda: compiled_tensor_descent(objectives, starts, steps)), repeat)
+    iterate_gap = max(float(np.max(np.abs(reference[name][0] - compiled[name][0])
+                                   / np.max(np.abs(reference[name][0]), axis=2, keepdims=True)))
+                      for name in objectives)
+    loss_gap = max(float(np.max(np.abs(reference[name][1] - compiled[name][1]) / reference[name][1]))
+                   for name in objectives)
+    final_loss = max(float(np.max(compiled[name][1][:, -1])) for name in objectives)
+    workload = tensor_starts(objectives, TENSOR_PAPER_RUNS // len(objectives))  # 12 starts a network
+    workload_seconds, (workload_cpu, _) = _best_time(
+        _with_cpu(lambda: compiled_tensor_descent(objectives, workload, workload_steps)), repeat)
+    scale = TENSOR_PAPER_RUNS / runs * workload_steps / steps  # the reference's cost is per run and step
+    agree = iterate_gap < 1e-10 and loss_gap < 1e-10
+    return BenchResult(
+        "tensor-descent", size, f"{runs} GD runs (fully connected, diagonal, convolutional 2-layer tensor networks, "
+        f"exp loss, η = {TENSOR_STEP:g}), {steps} steps, {TENSOR_CHECKPOINTS} checkpoints; then the claim's "
+        f"{TENSOR_PAPER_RUNS} runs ({workload_steps} steps)", "numpy reference, one run at a time", baseline_seconds,
+        setup_seconds + ibverify_seconds, f"{TENSOR_PAPER_RUNS} runs × 2·10⁶ steps in < 60 s, iterates as the "
+        "reference's to 1e-10", setup_seconds + workload_seconds < 60 and agree if size == "paper" else None,
+        {"runs_compared": runs, "baseline_cpu_seconds": baseline_cpu, "ibverify_cpu_seconds": ibverify_cpu,
+         "ibverify_setup_seconds": setup_seconds, "ibverify_setup_cpu_seconds": setup_cpu,
+         "max_relative_iterate_difference": iterate_gap, "max_relative_loss_difference": loss_gap,
+         "agree_to_1e-10": agree, "max_final_loss": final_loss, "workload_steps": workload_steps,
+         f"ibverify_seconds_{TENSOR_PAPER_RUNS}_runs": workload_seconds,
+         f"ibverify_cpu_seconds_{TENSOR_PAPER_RUNS}_runs": workload_cpu,
+         f"baseline_seconds_{TENSOR_PAPER_RUNS}_runs_estimated": baseline_seconds * scale,
+         f"baseline_cpu_seconds_{TENSOR_PAPER_RUNS}_runs_estimated": baseline_cpu * scale},
+        (load, os.getloadavg()[0]))
+
+
 # -- suite-quick -------------------------------------------------------------------------------------------------
 SUITE_GOAL_SECONDS = 600.0  # the whole suite's
 SUITE_SELECTIONS: dict[str, tuple[list[str], int]] = {  # size: (`verify run` selection, workers)
@@ -252,7 +366,8 @@ def bench_suite_quick(size: Size, repeat: int = 1, device: str | None = None) ->
 
 
 BENCHMARKS: dict[str, Callable[[Size, int, str | None], BenchResult]] = {  # (size, repeat, device)
-    "fig1": bench_fig1, "gf-long": bench_gf_long, "threads": bench_threads, "suite-quick": bench_suite_quick}
+    "fig1": bench_fig1, "gf-long": bench_gf_long, "threads": bench_threads, "tensor-descent": bench_tensor_descent,
+    "suite-quick": bench_suite_quick}
 
 
 def cpu_name() -> str:
