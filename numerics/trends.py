@@ -58,8 +58,13 @@ def fit_rate(x: Sequence[float], y: Sequence[float], transform: str = "identity"
 
 
 def is_monotone(y: Sequence[float], direction: str = "decreasing", rtol: float = 0.0, atol: float = 0.0) -> bool:
-    """Whether consecutive values never move against ``direction`` by more than atol + rtol·|value|."""
+    """Whether consecutive values never move against ``direction`` by more than atol + rtol·|value|.
+
+    A series with a non-finite value is not monotone (rtol·|inf| would allow any move, a jump to +inf included).
+    """
     y = np.asarray(y, dtype=float)
+    if not np.all(np.isfinite(y)):
+        return False
     steps = np.diff(y) if direction == "increasing" else -np.diff(y)
     allowance = atol + rtol * np.abs(y[1:])
     return bool(np.all(steps >= -allowance))
@@ -108,13 +113,17 @@ def residual_bounded(x: Sequence[float], y: Sequence[float], slope: float, bound
     """Whether y − slope·g(x) stays within an interval of width ``bound`` (y = slope·g(x) + O(1) on the window).
 
     Returns (holds, the observed width): the test of "y − c·ln t is bounded" with c given by the statement, where a
-    wrong c shows as a width that grows with the window.
+    wrong c shows as a width that grows with the window. Points where g is undefined (x ≤ 0 for ln) are skipped; a
+    non-finite y where g is defined is unbounded (width inf).
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    rest = y - slope * _transformed(x, transform)
-    rest = rest[np.isfinite(rest)]
+    g = _transformed(x, transform)
+    defined = np.isfinite(g)
+    rest = y[defined] - slope * g[defined]
     if rest.size < 3:
         raise ValueError("a residual band needs at least three finite points")
+    if not np.all(np.isfinite(rest)):
+        return False, float("inf")
     width = float(rest.max() - rest.min())
     return width <= bound, width
 
