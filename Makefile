@@ -12,7 +12,7 @@ LOCK := requirements/lock-py$(PYV).txt
 TORCH := torch==2.13.0
 LATEST ?= .venv-latest
 
-.PHONY: verify test robust test-latest install lock clean
+.PHONY: verify test robust test-latest install lock clean mutate
 
 # Installs from the lock file of this Python (resolved, hashed versions) when there is one, else from the ranges in
 # pyproject.toml. Torch is installed on its own, pinned: a CPU wheel where one is at hand (the lock leaves out the
@@ -44,6 +44,14 @@ robust: install
 	$(BIN)/verify run --profile full --jobs $(JOBS) --json out/results-full.json
 	$(BIN)/python -m verify.audit out/results-full.json
 	$(BIN)/verify run --profile quick --seed 1 --seeds $(SEEDS) --jobs $(JOBS) --json out/results-seeds.json
+
+# Mutation testing (docs/mutation.md): installs the `mutate` extra (cosmic-ray, coverage.py), then mutates numerics/
+# and the claim modules and runs, per mutant, the tests and claims that execute its line. Days of CPU for all of
+# it: narrow it with MUTATE_ARGS, e.g. MUTATE_ARGS='--modules numerics.kkt --sample 100'.
+MUTATE_ARGS ?=
+mutate: install
+	$(BIN)/pip install --quiet --no-build-isolation -e '.[mutate]'
+	$(BIN)/verify bench teeth --jobs $(JOBS) --json out/mutation.json --survivors $(MUTATE_ARGS)
 
 test-latest:
 	$(PYTHON) -m venv $(LATEST)

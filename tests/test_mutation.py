@@ -1,0 +1,213 @@
+"""``verify bench teeth`` end to end on a throwaway package: a function with conditions, tests that kill some of
+its mutants and not others, an equivalent mutant listed with its reason, a function no test calls, and a module
+constant read only at import. Needs the ``mutate`` extra (cosmic-ray, coverage.py); skipped without it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray")
+pytest.importorskip("coverage")
+
+from cosmic_ray.mutating import mutate_code  # noqa: E402
+
+from verify import mutation  # noqa: E402
+from verify.cli import main  # noqa: E402
+from verify.mutation_operators import DropConjunct  # noqa: E402
+
+CALC = '''\
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+
+
+def both_positive(a, b):
+    return a > 0 and b > 0
+
+
+SCALE = 2
+
+
+def scaled(x):
+    return SCALE * x
+
+
+def unused(x):
+    return x + 1
+'''
+
+TESTS = '''\
+from pkg.calc import both_positive, clamp, scaled
+
+
+def test_clamp():
+    assert clamp(5, 0, 10) == 5
+    assert clamp(-1, 0, 10) == 0
+
+
+def test_both():
+    assert both_positive(1, 1)
+    assert not both_positive(-1, 1)
+
+
+def test_scaled():
+    assert scaled(3) == 6
+'''
+
+EQUIVALENT = '''\
+[[equivalent]]
+id = "pkg/calc.py:4:9:ReplaceComparisonOperator_Gt_GtE:0"
+reason = "at x = high both branches return the same value"
+
+[[equivalent]]  # matched by its lines, not its id
+file = "pkg/calc.py"
+original = "if x < low:"
+mutated = "if x <= low:"
+reason = "at x = low both branches return the same value"
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "calc.py").write_text(CALC)
+    (root / "tests" / "test_calc.py").write_text(TESTS)
+    (root / "mutation").mkdir()
+    (root / "mutation" / "equivalent.toml").write_text(EQUIVALENT)
+    return root
+
+
+def _teeth(root: Path, *extra: str) -> list[str]:
+    return ["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py", "--no-preload",
+            "--session", str(root.parent / "session"), *extra]
+
+
+@pytest.mark.parametrize("source, occurrence, expected", [
+    (example.pre_mutation_code, example.occurrence, example.post_mutation_code) for example in DropConjunct.examples()
+] + [
+    ("if (a and\n        b):\n    pass\n", 0, "if (\n        b):\n    pass\n"),  # the line break stays
+    ("ok = all(x > 0 for x in xs)\n", 0, None),  # a generator is no list of conditions
+    ("m = a & b\n", 0, None),  # a bitwise and without a comparison is no mask
+])
+def test_drop_conjunct(source: str, occurrence: int, expected: str | None) -> None:
+    assert mutate_code(source, DropConjunct(), occurrence) == expected
+
+
+def test_operator_groups_resolve_to_cosmic_ray_operators() -> None:
+    names = mutation.resolve_operators(["number", "comparison,conjunct"])
+    assert names[0] == "core/NumberReplacer" and names[-1] == "ibverify/DropConjunct"
+    assert "core/ReplaceComparisonOperator_Lt_LtE" in names and "core/ReplaceComparisonOperator_Lt_Is" not in names
+    assert len(mutation.resolve_operators(["core/ReplaceBinaryOperator_Add_*"])) == 11
+    with pytest.raises(mutation.MutationError, match="unknown operator 'swap'"):
+        mutation.resolve_operators(["swap"])
+
+
+@pytest.mark.slow  # ≈ 10 s: a baseline and 20 pytest runs in subprocesses
+def test_teeth_end_to_end(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_teeth(project, "--jobs", "2", "--json", "-", "--survivors")) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)  # exactly one JSON document on stdout
+    mutants = {m["id"]: m for m in report["mutants"]}
+    assert len(mutants) == report["total"]["mutants"] == 20
+    assert report["tool"].startswith("cosmic-ray ") and report["baseline"]["tests"] == 3
+
+    # killed and survived by the tests that execute the line
+    assert mutants["pkg/calc.py:10:11:DropConjunct:0"]["outcome"] == "killed"  # `b > 0` alone: both(-1, 1) holds
+    kept_a = mutants["pkg/calc.py:10:21:DropConjunct:0"]  # `a > 0` alone: no test tells
+    assert kept_a["outcome"] == "survived" and kept_a["mutated"] == "return a > 0"
+    assert mutants["pkg/calc.py:4:9:ReplaceComparisonOperator_Gt_LtE:0"]["detail"].startswith(
+        "FAILED tests/test_calc.py::test_clamp")
+    # coverage-guided: a line no test executes is "no coverage", without a test run
+    for op in ("NumberReplacer:0", "NumberReplacer:1"):
+        entry = mutants[f"pkg/calc.py:21:15:{op}"]
+        assert entry["outcome"] == "no coverage" and entry["selection"] == "none" and entry["seconds"] == 0
+    assert mutants["pkg/calc.py:21:13:ReplaceBinaryOperator_Add_Sub:0"]["outcome"] == "no coverage"
+    # a module constant runs at import only: every test of the module judges it
+    constant = mutants["pkg/calc.py:13:8:NumberReplacer:0"]
+    assert constant["selection"] == "module" and constant["tests"] == 3 and constant["outcome"] == "killed"
+    # only the covering test ran
+    assert mutants["pkg/calc.py:17:17:ReplaceBinaryOperator_Mul_Div:0"]["tests"] == 1
+
+    # equivalent mutants: listed with their reasons, left out of the score
+    equivalent = {e["id"]: e["reason"] for e in report["equivalent"]}
+    assert equivalent == {"pkg/calc.py:4:9:ReplaceComparisonOperator_Gt_GtE:0":
+                          "at x = high both branches return the same value",
+                          "pkg/calc.py:2:9:ReplaceComparisonOperator_Lt_LtE:0":
+                          "at x = low both branches return the same value"}
+    total = report["total"]
+    assert (total["killed"], total["survived"], total["no_coverage"], total["equivalent"]) == (10, 5, 3, 2)
+    assert total["score"] == pytest.approx(10 / 18, abs=1e-4)
+    [row] = [r for r in report["modules"] if r["module"] == "pkg/calc.py"]
+    assert row["score"] == total["score"] and row["mutants"] == 20
+    survivors = {s["id"] for s in report["survivors"]}
+    assert len(survivors) == 8 and not survivors & set(equivalent) and "pkg/calc.py:10:21:DropConjunct:0" in survivors
+
+    # the human output (on stderr with --json -): progress, table, equivalents, survivors
+    err = captured.err
+    assert "[20/20]" in err and "pkg/calc.py" in err and "55.6 %" in err
+    assert "at x = high both branches return the same value" in err
+    assert "survivors (8):" in err and "+ return a > 0" in err
+    # the session is cosmic-ray's: its database holds every mutant and result
+    with sqlite3.connect(project.parent / "session" / "session.sqlite") as db:
+        assert db.execute("select count(*) from work_results").fetchone()[0] == 20
+    assert not list((project.parent / "session" / "workers").iterdir())  # the workers' trees are gone
+
+
+@pytest.mark.slow
+def test_teeth_sample_resume_and_dask(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    distributed = pytest.importorskip("distributed")
+    args = _teeth(project, "--operators", "conjunct", "--json", "-")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert main([*args, "--scheduler", cluster.scheduler_address]) == 0
+    try:
+        report = json.loads(capsys.readouterr().out)
+    finally:
+        mutation._remove_remote_trees()
+    assert {m["id"]: m["outcome"] for m in report["mutants"]} == {"pkg/calc.py:10:11:DropConjunct:0": "killed",
+                                                                  "pkg/calc.py:10:21:DropConjunct:0": "survived"}
+    assert main([*args, "--resume"]) == 0  # nothing left to judge: the stored results come back
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["total"] == report["total"] and resumed["mutant_seconds"]["runs"] == 2
+    assert main(_teeth(project, "--sample", "3", "--seed", "1", "--dry-run", "--json", "-")) == 0
+    dry = json.loads(capsys.readouterr().out)
+    assert dry["total"]["mutants"] == 3 and dry["total"]["not_run"] == 3 and dry["baseline"] is None
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--operators", "swap"], "unknown operator 'swap'"),
+    (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--paths", "nowhere"], "--paths nowhere: no such Python file or folder"),
+    (["--equivalent", "missing.toml"], "--equivalent missing.toml: no such file"),
+    (["--sample", "0"], "--sample must be at least 1"),
+    (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+])
+def test_teeth_rejects_bad_input_in_one_line(project: Path, arguments: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*_teeth(project), *arguments]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_equivalent_entries_are_one_line_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "mutation" / "equivalent.toml").write_text('[[equivalent]]\nid = "pkg/calc.py:2:9:X:0"\n')
+    assert main(_teeth(project, "--dry-run")) == 2
+    assert "entry 1 needs a reason" in capsys.readouterr().err
+    (project / "mutation" / "equivalent.toml").write_text(textwrap.dedent('''\
+        [[equivalent]]
+        reason = "r"
+        file = "pkg/calc.py"
+    '''))
+    assert main(_teeth(project, "--dry-run")) == 2
+    assert "needs an id, or file, original and mutated" in capsys.readouterr().err

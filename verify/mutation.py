@@ -1,0 +1,983 @@
+"""``verify bench teeth``: mutation testing of the engines and the claims, on cosmic-ray.
+
+Do the tests and the claims have teeth? Each *mutant* is the source with one small change (a numeric literal
+moved by ±1, a comparison or arithmetic operator replaced, a conjunct dropped from a condition); it is *killed*
+when a test or claim that executes the changed line fails (or runs past its timeout), and *survives* otherwise.
+The score of a module is killed / (killed + survived), survivors without a covering test included; mutants listed
+as equivalent (no test could tell them apart from the original, with the reason) are left out and shown apart.
+
+The pieces, in order:
+
+1. **Snapshot.** The project's files (git's tracked and untracked-but-not-ignored files, or every file outside a
+   git work tree) are copied into the session folder: the run sees the tree as it was when it started, however
+   the working tree is edited meanwhile, and never writes into it.
+2. **Mutants.** cosmic-ray's operators (``core/NumberReplacer``, ``core/ReplaceComparisonOperator_*``,
+   ``core/ReplaceBinaryOperator_*``) and ibverify's ``ibverify/DropConjunct`` (:mod:`verify.mutation_operators`)
+   enumerate the mutation positions of each target module, and cosmic-ray's ``MutationVisitor`` writes each
+   mutant's source. The mutants are the work items of a cosmic-ray session database (``session.sqlite``: the
+   results go there too, so that ``cr-report`` reads it).
+3. **Baseline.** The tests (and the claims, which are pytest items) run once under coverage.py in the snapshot,
+   with the context switched to each test's node id (:mod:`verify.mutation_coverage`): the map (file, line) →
+   the tests that execute it, and each test's duration.
+4. **Selection.** A mutant runs exactly the tests that execute its line(s), fastest first, with ``-x``. A line
+   run only outside the tests (module level: constants, default arguments, decorators, at import) or inside a
+   numba-compiled function (whose lines coverage cannot see) is credited to every test that executes the
+   module. A mutant that no test reaches is a survivor, "no coverage", without running anything.
+5. **Workers.** Each worker has its own copy of the snapshot and a test server (:mod:`verify.mutation_server`)
+   that has imported the heavy libraries once and forks a pytest run per mutant: the mutant is written into the
+   worker's copy, the selected tests run (timeout: ``timeout_factor`` × (pytest's start-up + the tests' baseline
+   time) + ``timeout_base``; past it the mutant counts as killed, "timeout"), and the original is put back.
+   Workers are threads of this process driving their servers (``jobs`` of them: a local process pool), or tasks
+   on a Dask cluster (``scheduler``), which receive the snapshot as an archive.
+
+This module imports cosmic-ray and coverage.py lazily: they are the optional extra ``mutate``
+(``pip install -e '.[mutate]'``). It never imports the claims (``theorems``).
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import difflib
+import fnmatch
+import hashlib
+import io
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import tomllib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+# -- operators ----------------------------------------------------------------------------------------------------
+_ORDERED = ("Lt", "LtE", "Gt", "GtE")
+COMPARISON_PAIRS = (("Lt", "LtE"), ("Lt", "GtE"), ("LtE", "Lt"), ("LtE", "Gt"), ("Gt", "GtE"), ("Gt", "LtE"),
+                    ("GtE", "Gt"), ("GtE", "Lt"), ("Eq", "NotEq"), ("NotEq", "Eq"), ("Is", "IsNot"), ("IsNot", "Is"))
+"""The comparison replacements of the ``comparison`` group: each ordering's boundary shift (< ↔ ≤) and negation
+(< → ≥), and each equality's negation."""
+ARITHMETIC_PAIRS = (("Add", "Sub"), ("Sub", "Add"), ("Mul", "Div"), ("Div", "Mul"), ("FloorDiv", "Div"),
+                    ("Mod", "FloorDiv"), ("Pow", "Mul"))
+"""The arithmetic replacements of the ``arithmetic`` group: one natural counterpart per operator."""
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "number": ("core/NumberReplacer",),
+    "comparison": tuple(f"core/ReplaceComparisonOperator_{a}_{b}" for a, b in COMPARISON_PAIRS),
+    "comparison-all": ("core/ReplaceComparisonOperator_*",),
+    "arithmetic": tuple(f"core/ReplaceBinaryOperator_{a}_{b}" for a, b in ARITHMETIC_PAIRS),
+    "arithmetic-all": ("core/ReplaceBinaryOperator_*",),
+    "conjunct": ("ibverify/DropConjunct",),
+}
+DEFAULT_OPERATORS = ("number", "comparison", "arithmetic", "conjunct")
+DEFAULT_PATHS = ("numerics", "theorems")
+DEFAULT_EXCLUDE = ("theorems/__init__.py", "theorems/*/__init__.py")  # the papers' metadata, no claim code
+DEFAULT_TESTS = ("tests",)  # the tests, and every claim: the ibverify plugin adds them to a run of a folder
+DEFAULT_EQUIVALENT = Path("mutation") / "equivalent.toml"
+DEFAULT_SESSION = Path(".verify") / "teeth"
+DEFAULT_PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.linalg", "scipy.integrate", "scipy.stats", "sympy",
+                   "mpmath", "flint", "torch", "cvxpy", "clarabel", "osqp", "highspy", "numba", "sklearn",
+                   "threadpoolctl", "matplotlib", "matplotlib.pyplot", "rich", "jsonschema", "hypothesis",
+                   "pytest", "xdist", "pytest_timeout", "_pytest.pytester")
+PRAGMA = "pragma: no mutate"
+
+KILLED, TIMEOUT, SURVIVED, NO_COVERAGE, ERROR = "killed", "timeout", "survived", "no coverage", "error"
+OUTCOMES = (KILLED, TIMEOUT, SURVIVED, NO_COVERAGE, ERROR)
+
+
+class MutationError(Exception):
+    """Bad input to a mutation run (unknown operator, path or file): one line for the user."""
+
+
+def _providers() -> dict[str, Any]:
+    import cosmic_ray.plugins
+
+    from verify.mutation_operators import OperatorProvider
+
+    providers = dict(cosmic_ray.plugins.OPERATOR_PROVIDERS)
+    providers.setdefault("ibverify", OperatorProvider())  # the entry point is missing until `pip install -e .`
+    return providers
+
+
+def operator_names() -> list[str]:
+    """Every operator cosmic-ray knows (its core ones, ibverify's), as ``provider/Name``."""
+    return [f"{key}/{name}" for key, provider in _providers().items() for name in provider]
+
+
+def operator_class(name: str) -> type:
+    provider, _, short = name.partition("/")
+    return _providers()[provider][short]
+
+
+def resolve_operators(spec: Sequence[str]) -> list[str]:
+    """Operator names from groups (``number``, ``comparison``, ...) and cosmic-ray names or globs, in order."""
+    known = operator_names()
+    chosen: list[str] = []
+    for item in (part for entry in spec for part in entry.split(",") if part):
+        patterns = GROUPS.get(item, (item,))
+        matched = [name for pattern in patterns for name in known if fnmatch.fnmatchcase(name, pattern)]
+        if not matched:
+            raise MutationError(f"unknown operator {item!r} (groups: {', '.join(GROUPS)}; or a cosmic-ray operator "
+                                f"name such as core/NumberReplacer, globs allowed)")
+        chosen.extend(name for name in matched if name not in chosen)
+    if not chosen:
+        raise MutationError("no operator chosen")
+    return chosen
+
+
+# -- targets and mutants ------------------------------------------------------------------------------------------
+def target_files(root: Path, paths: Sequence[str], modules: Sequence[str] = (),
+                 exclude: Sequence[str] = DEFAULT_EXCLUDE) -> list[str]:
+    """The Python files under ``paths`` (relative to ``root``), minus ``exclude`` globs, kept when they match one
+    of ``modules`` (globs on the path or the dotted module name; all when empty)."""
+    files: list[str] = []
+    for entry in paths:
+        path = (root / entry)
+        if path.is_file() and path.suffix == ".py":
+            found = [path]
+        elif path.is_dir():
+            found = sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+        else:
+            raise MutationError(f"--paths {entry}: no such Python file or folder under {root}")
+        for p in found:
+            rel = p.relative_to(root).as_posix()
+            if rel not in files and not any(fnmatch.fnmatchcase(rel, pattern) for pattern in exclude):
+                files.append(rel)
+    if modules:
+        dotted = {rel: rel[:-3].replace("/", ".").removesuffix(".__init__") for rel in files}
+        files = [rel for rel in files if any(fnmatch.fnmatchcase(rel, m) or fnmatch.fnmatchcase(dotted[rel], m)
+                                             for m in modules)]
+    if not files:
+        raise MutationError("no Python file to mutate in the selection")
+    return files
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation: cosmic-ray's ``occurrence``-th position of ``operator`` in the file at ``path``."""
+
+    id: str  # path:line:column:Operator:variant (variant: the k-th mutation of the operator at that position)
+    path: str
+    operator: str
+    occurrence: int
+    start: tuple[int, int]
+    end: tuple[int, int]
+    definition: str | None = None  # the enclosing function or class
+
+    @property
+    def lines(self) -> range:
+        return range(self.start[0], self.end[0] + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Mutant:
+        return Mutant(**{**data, "start": tuple(data["start"]), "end": tuple(data["end"])})
+
+
+def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]) -> list[Mutant]:
+    """Every mutant of ``operators`` in ``files`` (relative to ``tree``), in cosmic-ray's order; lines marked
+    ``# pragma: no mutate`` are left alone."""
+    from cosmic_ray.ast import ast_nodes, get_ast
+    from cosmic_ray.ast.ast_query import ASTQuery
+
+    mutants = []
+    for rel in files:
+        source = (tree / rel).read_text(encoding="utf-8")
+        lines = source.splitlines()
+        nodes = list(ast_nodes(get_ast(source)))
+        for name in operators:
+            operator = operator_class(name)()
+            short = name.partition("/")[2]
+            seen: Counter[tuple] = Counter()
+            occurrence = 0
+            for node in nodes:
+                for start, end in operator.mutation_positions(node):
+                    variant = seen[(start, end)]
+                    seen[(start, end)] += 1
+                    line = lines[start[0] - 1] if start[0] <= len(lines) else ""
+                    if PRAGMA not in line:
+                        mutants.append(Mutant(f"{rel}:{start[0]}:{start[1]}:{short}:{variant}", rel, name,
+                                              occurrence, tuple(start), tuple(end),
+                                              ASTQuery(node).get_definition_name()))
+                    occurrence += 1
+    return mutants
+
+
+def mutate_source(source: str, mutant: Mutant) -> str | None:
+    """The file's source with ``mutant`` applied (cosmic-ray's MutationVisitor); None if it cannot be applied."""
+    from cosmic_ray.mutating import mutate_code
+
+    return mutate_code(source, operator_class(mutant.operator)(), mutant.occurrence)
+
+
+def changed_lines(original: str, mutated: str) -> tuple[str, str, str]:
+    """(the original lines, the mutated lines, a unified diff) of a mutation."""
+    diff = list(difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0))
+    removed = [line[1:].strip() for line in diff[2:] if line.startswith("-")]
+    added = [line[1:].strip() for line in diff[2:] if line.startswith("+")]
+    return "\n".join(removed), "\n".join(added), "\n".join(diff)
+
+
+def compiled_lines(source: str) -> set[int]:
+    """Lines of functions compiled by numba (``@njit``, ``@numba.jit``, ``@vectorize``): coverage never sees
+    them run."""
+    lines: set[int] = set()
+    try:
+        module = ast.parse(source)
+    except SyntaxError:
+        return lines
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                "jit" in ast.unparse(d) or "vectorize" in ast.unparse(d) for d in node.decorator_list):
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+# -- equivalent mutants -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Equivalent:
+    """A mutant no test can kill, because it computes the same thing (or differs only where nothing is
+    observable), with the reason. Matched by ``id``, or by ``file`` + ``original`` + ``mutated`` lines (and
+    ``operator`` when given), so that an entry survives edits that move its line."""
+
+    reason: str
+    id: str | None = None
+    file: str | None = None
+    original: str | None = None
+    mutated: str | None = None
+    operator: str | None = None
+
+    def matches(self, mutant: Mutant, original: str, mutated: str) -> bool:
+        if self.id is not None and self.id == mutant.id:
+            return True
+        if self.file is None or self.original is None or self.mutated is None or self.file != mutant.path:
+            return False
+        if self.operator is not None and self.operator not in (mutant.operator, mutant.operator.partition("/")[2]):
+            return False
+        return " ".join(self.original.split()) == " ".join(original.split()) and \
+            " ".join(self.mutated.split()) == " ".join(mutated.split())
+
+
+def load_equivalents(path: Path, required: bool = False) -> list[Equivalent]:
+    """The ``[[equivalent]]`` entries of a TOML file (none when the file is absent and not ``required``)."""
+    if not path.exists():
+        if required:
+            raise MutationError(f"--equivalent {path}: no such file")
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise MutationError(f"--equivalent {path}: {exc}") from None
+    entries = []
+    fields = set(Equivalent.__dataclass_fields__)
+    for index, entry in enumerate(data.get("equivalent", [])):
+        where = f"--equivalent {path}: entry {index + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
+            raise MutationError(f"{where} needs a reason")
+        unknown = set(entry) - fields
+        if unknown:
+            raise MutationError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        if not entry.get("id") and not all(entry.get(k) for k in ("file", "original", "mutated")):
+            raise MutationError(f"{where} needs an id, or file, original and mutated")
+        entries.append(Equivalent(**{k: str(v) for k, v in entry.items()}))
+    return entries
+
+
+# -- snapshot -----------------------------------------------------------------------------------------------------
+_SKIP_DIRS = {"__pycache__", ".git", ".venv", ".venv-latest", ".verify", "build", "dist", "out", ".hypothesis",
+              ".pytest_cache", "node_modules"}
+
+
+def project_files(root: Path) -> list[str]:
+    """The project's files: git's tracked and untracked-but-not-ignored files when ``root`` is the top of a git
+    work tree, else every file outside caches, virtual environments and build output."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=30, check=False)
+        if top.returncode == 0 and Path(top.stdout.strip()).resolve() == root.resolve():
+            listed = subprocess.run(["git", "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"],
+                                    capture_output=True, timeout=60, check=True)
+            names = [n for n in listed.stdout.decode().split("\0") if n]
+            return sorted(n for n in names if "__pycache__" not in n.split("/") and (root / n).is_file())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+        for name in names:
+            if not name.endswith((".pyc", ".pyo")):
+                files.append((Path(folder) / name).relative_to(root).as_posix())
+    return sorted(files)
+
+
+def make_snapshot(root: Path, dest: Path) -> int:
+    """Copy the project's files into ``dest``; returns how many."""
+    files = project_files(root)
+    for rel in files:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)
+    return len(files)
+
+
+def compile_checked(tree: Path, files: Iterable[str]) -> None:
+    """Byte-compile ``files`` with hash-checked .pyc files: a mutant written and put back within the same second
+    (same size, same mtime) can never be run from a stale .pyc."""
+    import py_compile
+
+    for rel in files:
+        try:
+            py_compile.compile(str(tree / rel), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+        except py_compile.PyCompileError:
+            pass
+
+
+def archive(tree: Path) -> bytes:
+    """The tree as a gzipped tar archive (without byte code), for workers on other machines."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in sorted(tree.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                tar.add(path, arcname=path.relative_to(tree).as_posix())
+    return buffer.getvalue()
+
+
+# -- baseline -----------------------------------------------------------------------------------------------------
+@dataclass
+class Baseline:
+    """The tests' coverage map and timings, from one run of the tests under coverage."""
+
+    lines: dict[str, dict[int, list[str]]]  # file → line → node ids of the tests that execute it
+    import_lines: dict[str, list[int]]  # file → lines executed outside any test (imports, collection)
+    seconds: dict[str, float]  # node id → duration (passed tests only)
+    failed: list[str]  # tests that failed or errored without any mutation: never used to judge a mutant
+    skipped: int
+    startup_seconds: float  # pytest's start-up and collection
+    wall_seconds: float
+    cpu_seconds: float
+    returncode: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Baseline:
+        data = dict(data)
+        data["lines"] = {f: {int(k): v for k, v in lines.items()} for f, lines in data["lines"].items()}
+        return Baseline(**data)
+
+    def module_tests(self, path: str) -> set[str]:
+        return {t for tests in self.lines.get(path, {}).values() for t in tests}
+
+
+def test_env(tree: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of every test run in ``tree``: the tree first on the path, no byte code written, one
+    thread per BLAS and torch, and caches, result store and plots inside the worker's own folders."""
+    env = dict(os.environ)
+    env.update({
+        "PYTHONPATH": os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+        "IBVERIFY_STORE": str(tree / ".verify"), "IBVERIFY_CACHE_DIR": str(tree / ".cache" / "ibverify"),
+        "NUMBA_CACHE_DIR": str(tree / ".cache" / "numba"), "CI": os.environ.get("CI", "1"),
+        "PYTEST_ADDOPTS": "",
+    })
+    for name in ("IBVERIFY_TEETH_COVERAGE", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID", "PYTEST_CURRENT_TEST",
+                 "COVERAGE_PROCESS_START"):
+        env.pop(name, None)
+    env.update(extra or {})
+    return env
+
+
+def run_baseline(tree: Path, tests: Sequence[str], targets: Sequence[str], jobs: int, folder: Path,
+                 log: Callable[[str], None]) -> Baseline:
+    """Run ``tests`` (pytest arguments) in ``tree`` under coverage with per-test contexts; the map of
+    ``targets`` (files relative to ``tree``)."""
+    import coverage
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob(".coverage*"):
+        old.unlink()
+    data = folder / ".coverage"
+    env = test_env(tree, {"IBVERIFY_TEETH_COVERAGE": str(data), "IBVERIFY_TEETH_PIN": "1",
+                          "IBVERIFY_TEETH_INCLUDE": os.pathsep.join(str(tree / t) for t in targets)})
+    env["PYTHONDONTWRITEBYTECODE"] = ""  # let pytest keep its rewritten test modules for the workers
+    parallel = ["-n", str(jobs)] if jobs > 1 and _has_module("xdist") else []
+    command = [sys.executable, "-m", "pytest", "-p", "verify.mutation_coverage", "-p", "no:cacheprovider", "-q",
+               "--rootdir", str(tree), "-o", "addopts=", *parallel, *tests]
+    log(f"baseline: {' '.join(['pytest', *parallel, *tests])} under coverage, in the snapshot")
+    start, cpu = time.perf_counter(), _children_cpu()
+    with open(folder / "baseline.log", "w") as output:
+        rc = subprocess.run(command, cwd=tree, env=env, stdout=output, stderr=subprocess.STDOUT,
+                            check=False).returncode
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    if rc not in (0, 1):
+        tail = (folder / "baseline.log").read_text(errors="replace")[-1500:]
+        raise MutationError(f"the baseline test run failed (pytest exit status {rc}); its log ends: "
+                            + " | ".join(line for line in tail.splitlines()[-6:] if line.strip()))
+    results: dict[str, dict[str, Any]] = {}
+    startup = 0.0
+    for part in sorted(folder.glob(".coverage.tests.*.json")):
+        entry = json.loads(part.read_text())
+        startup = max(startup, entry["startup_seconds"])
+        for nodeid, result in entry["tests"].items():
+            if nodeid not in results or result["outcome"] != "passed":
+                results[nodeid] = result
+        part.unlink()
+    cov = coverage.Coverage(data_file=str(data), config_file=False)
+    cov.combine([str(folder)], keep=False)
+    covdata = cov.get_data()
+    passed = {t for t, r in results.items() if r["outcome"] == "passed"}
+    lines: dict[str, dict[int, list[str]]] = {}
+    import_lines: dict[str, list[int]] = {}
+    resolved = {str((tree / t).resolve()): t for t in targets} | {str(tree / t): t for t in targets}
+    for measured in covdata.measured_files():
+        rel = resolved.get(measured) or resolved.get(str(Path(measured).resolve()))
+        if rel is None:
+            continue
+        by_line = covdata.contexts_by_lineno(measured)
+        lines[rel] = {n: sorted(c for c in contexts if c in passed) for n, contexts in by_line.items()}
+        lines[rel] = {n: c for n, c in lines[rel].items() if c}
+        import_lines[rel] = sorted(n for n, contexts in by_line.items() if "" in contexts)
+    return Baseline(lines=lines, import_lines=import_lines,
+                    seconds={t: round(float(r["seconds"]), 4) for t, r in results.items() if t in passed},
+                    failed=sorted(t for t, r in results.items() if r["outcome"] == "failed"),
+                    skipped=sum(r["outcome"] == "skipped" for r in results.values()),
+                    startup_seconds=round(startup, 3), wall_seconds=round(wall, 3), cpu_seconds=round(cpu, 3),
+                    returncode=rc)
+
+
+def select_tests(mutant: Mutant, baseline: Baseline, compiled: set[int]) -> tuple[list[str], str]:
+    """The tests that execute the mutant's lines, fastest first, and how they were found: ``line``; ``module``
+    (the line runs only at import, or in compiled code: every test that executes the module); ``none``."""
+    covered = baseline.lines.get(mutant.path, {})
+    tests = {t for line in mutant.lines for t in covered.get(line, ())}
+    how = "line"
+    if not tests:
+        imported = set(baseline.import_lines.get(mutant.path, ()))
+        if any(line in imported or line in compiled for line in mutant.lines):
+            tests, how = baseline.module_tests(mutant.path), "module"
+    if not tests:
+        return [], "none"
+    return sorted(tests, key=lambda t: (baseline.seconds.get(t, 0.0), t)), how
+
+
+# -- workers ------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs to judge one mutant: the mutated file's text, the tests and the time allowed."""
+
+    id: str
+    path: str
+    source: str
+    tests: tuple[str, ...]
+    timeout: float
+    fresh_caches: bool  # the module uses numba: compiled code is cached apart for this mutant
+
+
+PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--no-header", "-p", "no:randomly")
+
+
+def _server_source() -> str:
+    return Path(__file__).with_name("mutation_server.py").read_text(encoding="utf-8")
+
+
+class WorkerTree:
+    """A worker's own copy of the snapshot and its test server."""
+
+    def __init__(self, base: Path, preload: Sequence[str], source: Path | None = None,
+                 blob: bytes | None = None, server: str | None = None, pin: int | None = None) -> None:
+        base.mkdir(parents=True, exist_ok=True)
+        self.dir = Path(tempfile.mkdtemp(prefix="worker-", dir=base))
+        if source is not None:
+            shutil.copytree(source, self.dir, dirs_exist_ok=True, symlinks=True)
+        else:
+            with tarfile.open(fileobj=io.BytesIO(blob or b""), mode="r:gz") as tar:
+                tar.extractall(self.dir, filter="data")
+            compile_checked(self.dir, (p.relative_to(self.dir).as_posix() for p in self.dir.rglob("*.py")))
+        self.preload = ",".join(preload)
+        self.server_code = server or _server_source()
+        self.pin = pin
+        self.runs = 0
+        self.process: subprocess.Popen | None = None
+
+    def _start(self) -> subprocess.Popen:
+        env = test_env(self.dir, {"IBVERIFY_TEETH_PRELOAD": self.preload})
+        pin = None
+        if self.pin is not None and hasattr(os, "sched_getaffinity"):
+            cpus = sorted(os.sched_getaffinity(0))
+            pin = cpus[self.pin % len(cpus)]
+        process = subprocess.Popen([sys.executable, "-c", self.server_code], cwd=self.dir, env=env, text=True,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   bufsize=1)
+        if pin is not None:  # before its first test run: the runs inherit it
+            try:
+                os.sched_setaffinity(process.pid, {pin})
+            except OSError:
+                pass
+        ready = process.stdout.readline() if process.stdout else ""
+        if not ready:
+            raise RuntimeError("the test server did not start")
+        return process
+
+    def run(self, task: Task) -> dict[str, Any]:
+        """Write the mutant, run its tests through the server, put the original back."""
+        if self.process is None or self.process.poll() is not None:
+            self.process = self._start()
+        self.runs += 1
+        path = self.dir / task.path
+        original = path.read_bytes()
+        output = self.dir / f".teeth-{self.runs}.log"
+        argsfile = self.dir / f".teeth-{self.runs}.args"
+        argsfile.write_text("\n".join(task.tests) + "\n", encoding="utf-8")
+        env: dict[str, str] = {}
+        fresh = None
+        if task.fresh_caches:
+            fresh = Path(tempfile.mkdtemp(prefix="caches-", dir=self.dir))
+            env = {"NUMBA_CACHE_DIR": str(fresh / "numba"), "IBVERIFY_CACHE_DIR": str(fresh / "ibverify")}
+        request = {"args": [*PYTEST_ARGS, "--rootdir", str(self.dir), f"@{argsfile}"], "timeout": task.timeout,
+                   "env": env, "output": str(output)}
+        try:
+            path.write_text(task.source, encoding="utf-8")
+            assert self.process.stdin is not None and self.process.stdout is not None
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("the test server stopped")
+            reply = json.loads(line)
+        except (OSError, RuntimeError, ValueError) as exc:
+            self.close()
+            return {"id": task.id, "rc": None, "error": f"{type(exc).__name__}: {exc}", "seconds": 0.0, "cpu": 0.0,
+                    "output": ""}
+        finally:
+            path.write_bytes(original)
+            if fresh is not None:
+                shutil.rmtree(fresh, ignore_errors=True)
+        text = output.read_text(errors="replace") if output.exists() else ""
+        output.unlink(missing_ok=True)
+        argsfile.unlink(missing_ok=True)
+        return {"id": task.id, "rc": reply["rc"], "seconds": reply["seconds"], "cpu": reply["cpu"],
+                "output": text[-4000:]}
+
+    def close(self) -> None:
+        if self.process is not None:
+            try:
+                if self.process.stdin:
+                    self.process.stdin.close()
+                self.process.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def remove(self) -> None:
+        self.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_local(tasks: Iterator[Task], jobs: int, snapshot: Path, base: Path,
+              preload: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """Judge the tasks on ``jobs`` workers of this machine, each with its own tree and server (one CPU each)."""
+    local = threading.local()
+    trees: list[WorkerTree] = []
+    lock = threading.Lock()
+    server = _server_source()
+
+    def work(task: Task) -> dict[str, Any]:
+        tree = getattr(local, "tree", None)
+        if tree is None:
+            with lock:
+                index = len(trees)
+            tree = local.tree = WorkerTree(base, preload, source=snapshot, server=server, pin=index)
+            with lock:
+                trees.append(tree)
+        return tree.run(task)
+
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            yield from _windowed(tasks, pool.submit, work, 2 * jobs)
+    finally:
+        for tree in trees:
+            tree.remove()
+
+
+def _windowed(tasks: Iterator[Task], submit: Callable[..., Future], work: Callable, window: int
+              ) -> Iterator[dict[str, Any]]:
+    """Keep ``window`` tasks in flight (the mutants' sources are made as they are needed), yield results as they
+    come."""
+    pending: set[Future] = set()
+    for task in tasks:
+        pending.add(submit(work, task))
+        if len(pending) >= window:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield future.result()
+
+
+_REMOTE: dict[tuple[str, int], WorkerTree] = {}
+
+
+def _remove_remote_trees() -> None:
+    for tree in _REMOTE.values():
+        tree.remove()
+
+
+def run_on_worker(task: Task, blob: bytes, digest: str, preload: Sequence[str], server: str) -> dict[str, Any]:
+    """A task on a Dask worker: the worker thread's own tree is unpacked from ``blob`` on its first task."""
+    key = (digest, threading.get_ident())
+    tree = _REMOTE.get(key)
+    if tree is None:
+        if not _REMOTE:
+            atexit.register(_remove_remote_trees)
+        tree = _REMOTE[key] = WorkerTree(Path(tempfile.gettempdir()) / "ibverify-teeth", preload, blob=blob,
+                                         server=server)
+    return tree.run(task)
+
+
+def run_dask(tasks: Iterator[Task], scheduler: str, snapshot: Path, preload: Sequence[str]
+             ) -> Iterator[dict[str, Any]]:
+    """Judge the tasks on the workers of a Dask cluster (each needs ibverify and its test dependencies; the
+    snapshot travels to them as an archive)."""
+    from distributed import Client, as_completed
+
+    blob = archive(snapshot)
+    digest = hashlib.sha256(blob).hexdigest()[:16]
+    server = _server_source()
+    with Client(scheduler, set_as_default=False) as client:
+        [shared] = client.scatter([blob], broadcast=True)
+        window = 2 * max(1, sum(client.nthreads().values()))
+        running = as_completed(loop=client.loop)
+        count = 0
+        for task in tasks:
+            running.add(client.submit(run_on_worker, task, shared, digest, tuple(preload), server, pure=False))
+            count += 1
+            if count >= window:
+                yield next(running).result()
+                count -= 1
+        for future in running:
+            yield future.result()
+
+
+# -- the session --------------------------------------------------------------------------------------------------
+@dataclass
+class Options:
+    root: Path = Path(".")
+    paths: Sequence[str] = DEFAULT_PATHS
+    modules: Sequence[str] = ()
+    exclude: Sequence[str] = DEFAULT_EXCLUDE
+    operators: Sequence[str] = DEFAULT_OPERATORS
+    tests: Sequence[str] = DEFAULT_TESTS
+    jobs: int = 1
+    scheduler: str | None = None
+    sample: int | None = None
+    seed: int = 0
+    timeout_factor: float = 3.0
+    timeout_base: float = 30.0
+    equivalent: Path | None = None  # None: <root>/mutation/equivalent.toml when it exists
+    session: Path | None = None  # None: <root>/.verify/teeth
+    resume: bool = False
+    preload: Sequence[str] = DEFAULT_PRELOAD
+    dry_run: bool = False
+
+    def key(self) -> dict[str, Any]:
+        """What must match for ``resume`` to continue a session."""
+        return {"paths": list(self.paths), "modules": list(self.modules), "exclude": list(self.exclude),
+                "operators": list(self.operators), "tests": list(self.tests), "sample": self.sample,
+                "seed": self.seed}
+
+
+@dataclass
+class Session:
+    folder: Path
+    mutants: list[Mutant]
+    baseline: Baseline | None
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def _load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def _outcome(reply: dict[str, Any]) -> tuple[str, str]:
+    """(outcome, detail) of a test run: pytest's exit status 0 survived; 1 a test failed, 2 collection failed
+    (the mutant does not import), 3 internal error: killed; none: timeout; 4, 5 or a worker failure: error."""
+    rc, output = reply.get("rc"), reply.get("output", "")
+    if reply.get("error"):
+        return ERROR, reply["error"]
+    if rc is None:
+        return TIMEOUT, f"no verdict within {reply.get('timeout', 0):.0f} s"
+    if rc == 0:
+        return SURVIVED, ""
+    if rc in (1, 2, 3):
+        failing = [line for line in output.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+        kind = {1: "a test failed", 2: "collection failed", 3: "pytest internal error"}[rc]
+        return KILLED, failing[0] if failing else kind
+    tail = " | ".join(line for line in output.splitlines()[-3:] if line.strip())
+    return ERROR, f"pytest exit status {rc}: {tail}"
+
+
+def run_session(options: Options, log: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+    """Run (or with ``resume`` continue) a mutation session; the report as a JSON-ready dict."""
+    started = time.perf_counter()
+    cpu_start = time.process_time() + _children_cpu()
+    load_before = _load_average()
+    root = options.root.resolve()
+    if not root.is_dir():
+        raise MutationError(f"--root {options.root}: no such folder")
+    if options.jobs < 1:
+        raise MutationError("--jobs must be at least 1")
+    if options.sample is not None and options.sample < 1:
+        raise MutationError("--sample must be at least 1")
+    if options.timeout_factor <= 0 or options.timeout_base < 0:
+        raise MutationError("--timeout-factor must be positive and --timeout-base nonnegative")
+    operators = resolve_operators(options.operators)
+    equivalent_path = options.equivalent or root / DEFAULT_EQUIVALENT
+    equivalents = load_equivalents(equivalent_path, required=options.equivalent is not None)
+    folder = (options.session or root / DEFAULT_SESSION).resolve()
+    if folder == root or root.is_relative_to(folder):
+        raise MutationError(f"--session {folder}: must not contain the project")
+    snapshot = folder / "snapshot"
+    state_path = folder / "session.json"
+    state = json.loads(state_path.read_text()) if options.resume and state_path.exists() else None
+    if state is not None and state.get("key") != options.key():
+        raise MutationError(f"--resume: the session in {folder} was started with other options "
+                            f"({json.dumps(state.get('key'))})")
+    from cosmic_ray.work_db import WorkDB
+
+    if state is None:
+        files = target_files(root, options.paths, options.modules, options.exclude)
+        mutants = enumerate_mutants(root, files, operators)
+        if options.sample is not None and options.sample < len(mutants):
+            chosen = set(random.Random(options.seed).sample(range(len(mutants)), options.sample))
+            mutants = [m for i, m in enumerate(mutants) if i in chosen]
+        log(f"{len(mutants)} mutants in {len(files)} files ({len(operators)} cosmic-ray operators)")
+        if options.dry_run:
+            return _report(options, operators, files, mutants, None, {}, equivalents, equivalent_path, started,
+                           cpu_start, load_before, folder)
+        if folder.exists():
+            for name in ("snapshot", "baseline", "workers", "session.json", "session.sqlite"):
+                target = folder / name
+                if target.is_dir():
+                    shutil.rmtree(target)
+                elif target.exists():
+                    target.unlink()
+        folder.mkdir(parents=True, exist_ok=True)
+        count = make_snapshot(root, snapshot)
+        missing = [f for f in files if not (snapshot / f).exists()]
+        if missing:
+            raise MutationError(f"{missing[0]} is not part of the project's files (ignored by git?)")
+        log(f"snapshot: {count} files copied to {snapshot}")
+        baseline = run_baseline(snapshot, options.tests, files, options.jobs, folder / "baseline", log)
+        compile_checked(snapshot, (p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*.py")))
+        state = {"key": options.key(), "files": files, "operators": operators,
+                 "mutants": [m.to_json() for m in mutants], "baseline": baseline.to_json()}
+        state_path.write_text(json.dumps(state))
+        db = WorkDB(str(folder / "session.sqlite"), WorkDB.Mode.create)
+        db.add_work_items(_work_items(mutants))
+        results: dict[str, dict[str, Any]] = {}
+    else:
+        files, operators = state["files"], state["operators"]
+        mutants = [Mutant.from_json(m) for m in state["mutants"]]
+        baseline = Baseline.from_json(state["baseline"])
+        db = WorkDB(str(folder / "session.sqlite"), WorkDB.Mode.open)
+        results = {job: json.loads(result.output) for job, result in db.results
+                   if result.output and result.output.startswith("{")}
+        log(f"resuming {folder}: {len(results)} of {len(mutants)} mutants already judged")
+    log(f"baseline: {len(baseline.seconds)} passing tests in {baseline.wall_seconds:.0f} s"
+        + (f"; {len(baseline.failed)} failing, not used" if baseline.failed else ""))
+
+    sources = {f: (snapshot / f).read_text(encoding="utf-8") for f in files}
+    compiled = {f: compiled_lines(sources[f]) for f in files}
+    todo = [m for m in mutants if m.id not in results]
+    total, done = len(mutants), [len(mutants) - len(todo)]
+
+    def record(mutant: Mutant, result: dict[str, Any]) -> None:
+        results[mutant.id] = result
+        db.set_result(mutant.id, _work_result(result))
+        done[0] += 1
+        seconds = f" ({result['seconds']:.1f} s, {result['tests']} tests)" if result["tests"] else ""
+        log(f"[{done[0]}/{total}] {mutant.id}: {result['outcome']}{seconds}")
+
+    by_id = {m.id: m for m in mutants}
+    partial: dict[str, dict[str, Any]] = {}
+
+    def tasks() -> Iterator[Task]:
+        for mutant in todo:
+            mutated = mutate_source(sources[mutant.path], mutant)
+            if mutated is None:
+                record(mutant, {"outcome": ERROR, "detail": "cosmic-ray could not apply the mutation", "tests": 0,
+                                "seconds": 0.0, "cpu": 0.0, "selection": "none", "original": "", "mutated": ""})
+                continue
+            original, changed, diff = changed_lines(sources[mutant.path], mutated)
+            tests, how = select_tests(mutant, baseline, compiled[mutant.path])
+            entry = {"original": original, "mutated": changed, "diff": diff, "selection": how, "tests": len(tests)}
+            if not tests:
+                record(mutant, {**entry, "outcome": NO_COVERAGE, "detail": "no test executes this line",
+                                "seconds": 0.0, "cpu": 0.0})
+                continue
+            budget = baseline.startup_seconds + sum(baseline.seconds.get(t, 0.0) for t in tests)
+            timeout = options.timeout_factor * budget + options.timeout_base
+            partial[mutant.id] = {**entry, "timeout": round(timeout, 1)}
+            yield Task(mutant.id, mutant.path, mutated, tuple(tests), timeout, "numba" in sources[mutant.path])
+
+    if options.scheduler:
+        replies = run_dask(tasks(), options.scheduler, snapshot, options.preload)
+    else:
+        replies = run_local(tasks(), options.jobs, snapshot, folder / "workers", options.preload)
+    for reply in replies:
+        entry = partial.pop(reply["id"])
+        outcome, detail = _outcome({**reply, "timeout": entry["timeout"]})
+        record(by_id[reply["id"]], {**entry, "outcome": outcome, "detail": detail,
+                                    "seconds": round(reply["seconds"], 3), "cpu": round(reply["cpu"], 3),
+                                    **({"output": reply["output"][-2000:]} if outcome == ERROR else {})})
+    db.close()
+    return _report(options, operators, files, mutants, baseline, results, equivalents, equivalent_path, started,
+                   cpu_start, load_before, folder)
+
+
+def _work_items(mutants: Sequence[Mutant]) -> Iterator[Any]:
+    from cosmic_ray.work_item import MutationSpec, WorkItem
+
+    for m in mutants:
+        yield WorkItem.single(m.id, MutationSpec(module_path=m.path, operator_name=m.operator,
+                                                 occurrence=m.occurrence, start_pos=m.start, end_pos=m.end,
+                                                 definition_name=m.definition))
+
+
+def _work_result(result: dict[str, Any]) -> Any:
+    """Our result as cosmic-ray's: killed (timeouts included) or survived; the details as JSON in ``output``."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    outcome = result["outcome"]
+    worker = {ERROR: WorkerOutcome.EXCEPTION, NO_COVERAGE: WorkerOutcome.SKIPPED}.get(outcome, WorkerOutcome.NORMAL)
+    test = {KILLED: TestOutcome.KILLED, TIMEOUT: TestOutcome.KILLED, ERROR: TestOutcome.INCOMPETENT}.get(
+        outcome, TestOutcome.SURVIVED)
+    return WorkResult(worker_outcome=worker, test_outcome=test, output=json.dumps(result),
+                      diff=result.get("diff", ""))
+
+
+# -- the report ---------------------------------------------------------------------------------------------------
+def score(killed: int, survived: int) -> float | None:
+    return None if killed + survived == 0 else killed / (killed + survived)
+
+
+def _report(options: Options, operators: Sequence[str], files: Sequence[str], mutants: Sequence[Mutant],
+            baseline: Baseline | None, results: dict[str, dict[str, Any]], equivalents: Sequence[Equivalent],
+            equivalent_path: Path, started: float, cpu_start: float, load_before: list[float],
+            folder: Path) -> dict[str, Any]:
+    import cosmic_ray
+
+    rows: dict[str, Counter[str]] = {f: Counter() for f in files}
+    listed, survivors, stale, judged = [], [], [], []
+    for mutant in mutants:
+        rows[mutant.path]["mutants"] += 1
+        result = results.get(mutant.id)
+        if result is None:
+            rows[mutant.path]["not run"] += 1
+            continue
+        entry = {**mutant.to_json(), **{k: v for k, v in result.items() if k != "diff"}}
+        reason = next((e.reason for e in equivalents
+                       if e.matches(mutant, result.get("original", ""), result.get("mutated", ""))), None)
+        outcome = result["outcome"]
+        if reason is not None and outcome in (SURVIVED, NO_COVERAGE):
+            rows[mutant.path]["equivalent"] += 1
+            listed.append({**entry, "reason": reason})
+        else:
+            rows[mutant.path][outcome] += 1
+            if reason is not None:
+                stale.append({**entry, "reason": reason})
+            if outcome in (SURVIVED, NO_COVERAGE):
+                survivors.append(entry)
+        judged.append(entry)
+    order = {f: i for i, f in enumerate(files)}
+    for listing in (survivors, listed, stale):
+        listing.sort(key=lambda e: (order.get(e["path"], 0), e["start"], e["id"]))
+    modules = []
+    for path, counts in rows.items():
+        killed = counts[KILLED] + counts[TIMEOUT]
+        alive = counts[SURVIVED] + counts[NO_COVERAGE]
+        value = score(killed, alive)
+        modules.append({"module": path, "mutants": counts["mutants"], "killed": counts[KILLED],
+                        "timeout": counts[TIMEOUT], "survived": counts[SURVIVED], "no_coverage": counts[NO_COVERAGE],
+                        "equivalent": counts["equivalent"], "error": counts[ERROR], "not_run": counts["not run"],
+                        "score": None if value is None else round(value, 4)})
+    totals = {key: sum(row[key] for row in modules) for key in
+              ("mutants", "killed", "timeout", "survived", "no_coverage", "equivalent", "error", "not_run")}
+    value = score(totals["killed"] + totals["timeout"], totals["survived"] + totals["no_coverage"])
+    totals["score"] = None if value is None else round(value, 4)
+    per_operator: dict[str, Counter[str]] = {}
+    for entry in judged:
+        per_operator.setdefault(entry["operator"], Counter())[entry["outcome"]] += 1
+    run_seconds = [e["seconds"] for e in judged if e.get("tests")]
+    return {
+        "tool": f"cosmic-ray {getattr(cosmic_ray, '__version__', _version('cosmic-ray'))}",
+        "session": str(folder), "dry_run": options.dry_run,
+        "options": {**options.key(), "jobs": options.jobs, "scheduler": options.scheduler,
+                    "timeout_factor": options.timeout_factor, "timeout_base": options.timeout_base,
+                    "equivalent": str(equivalent_path)},
+        "operators": list(operators), "files": list(files),
+        "machine": {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
+                    "cores": os.cpu_count(), "load_average_before": load_before, "load_average_after": _load_average(),
+                    "python": platform.python_version()},
+        "wall_seconds": round(time.perf_counter() - started, 2),
+        "cpu_seconds": round(time.process_time() + _children_cpu() - cpu_start, 2),
+        "mutant_seconds": {"runs": len(run_seconds), "total": round(sum(run_seconds), 2),
+                           "mean": round(sum(run_seconds) / len(run_seconds), 3) if run_seconds else None},
+        "baseline": None if baseline is None else {
+            "tests": len(baseline.seconds), "failed": baseline.failed, "skipped": baseline.skipped,
+            "wall_seconds": baseline.wall_seconds, "cpu_seconds": baseline.cpu_seconds,
+            "startup_seconds": baseline.startup_seconds},
+        "modules": modules, "total": totals,
+        "by_operator": {op: dict(c) for op, c in sorted(per_operator.items())},
+        "survivors": survivors, "equivalent": listed, "stale_equivalent": stale,
+        "mutants": judged if results else [m.to_json() for m in mutants],
+    }
+
+
+def _version(name: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def survivor_stub(entry: dict[str, Any]) -> str:
+    """A survivor as an ``[[equivalent]]`` TOML entry to complete with the reason (when it is one)."""
+    return "\n".join(["[[equivalent]]", f"id = {json.dumps(entry['id'])}", f"file = {json.dumps(entry['path'])}",
+                      f"original = {json.dumps(entry.get('original', ''))}",
+                      f"mutated = {json.dumps(entry.get('mutated', ''))}", 'reason = ""'])
