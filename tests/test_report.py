@@ -146,6 +146,14 @@ def test_tightness_table_lists_every_checked_bound(text: str, small_run: RunResu
     assert "tightestratio0.222222,loosest0.16667,over45instances" in text
 
 
+def test_tightness_lint_reads_combining_marks_as_the_pdf_extracts_them() -> None:
+    from reports.lint import _tolerant
+
+    # pypdf reads θ̃ (θ + combining tilde) as "θw̃" and z̄ as "zz̄": the glyph cluster's text after its first glyph
+    assert _tolerant("‖θ̃‖²<⟨z̄,ū⟩").search("x‖θw̃‖²<⟨zz̄,ū⟩y")
+    assert _tolerant("‖θ̃‖²").search("‖θ‖²") and not _tolerant("‖θ̃‖²").search("‖φ‖²")
+
+
 def test_plots_are_embedded_with_captions_and_text(text: str, small_run: RunResults) -> None:
     plots = [e.plot for r in small_run.results for e in r.evidence if e.plot is not None]
     for index, plot in enumerate(plots, start=1):
