@@ -240,13 +240,17 @@ class Tightness:
                          instances=int(data["instances"]), sense=data.get("sense", "upper"))
 
 
-def _ratio(numerator: float, denominator: float) -> float:
-    """numerator / denominator of nonnegative quantities; never raises (a check must not fail on its record)."""
-    if denominator > 0:
-        return numerator / denominator
-    if denominator == 0:
-        return 1.0 if numerator == 0 else math.copysign(math.inf, numerator)
-    return math.inf if numerator > 0 else math.nan  # a negative denominator: violated, or no meaningful ratio
+def _ratios(numerators: np.ndarray, denominators: np.ndarray) -> np.ndarray:
+    """numerator / denominator of nonnegative quantities, entrywise; never raises (a check must not fail on its
+    record): a denominator 0 gives 1 over a numerator 0 and ±∞ otherwise, a negative one ∞ under a positive
+    numerator (violated) and NaN otherwise."""
+    ratios = np.full(numerators.shape, math.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        positive, zero, negative = denominators > 0, denominators == 0, denominators < 0
+        ratios[positive] = numerators[positive] / denominators[positive]
+        ratios[zero] = np.where(numerators[zero] == 0, 1.0, np.sign(numerators[zero]) * math.inf)
+        ratios[negative] = np.where(numerators[negative] > 0, math.inf, math.nan)
+    return ratios
 
 
 def tightness(bound: str, measured: Any, limit: Any, *, sense: str = "upper") -> Tightness:
@@ -265,7 +269,7 @@ def tightness(bound: str, measured: Any, limit: Any, *, sense: str = "upper") ->
                                                         np.asarray(limit, dtype=float))
     numerators, denominators = ((measured_values, limit_values) if sense == "upper"
                                 else (limit_values, measured_values))
-    ratios = np.array([_ratio(float(n), float(d)) for n, d in zip(numerators.ravel(), denominators.ravel())])
+    ratios = _ratios(numerators.ravel(), denominators.ravel())
     seen = ratios[~np.isnan(ratios)]
     return Tightness(bound, float(seen.max()) if seen.size else math.nan, float(seen.min()) if seen.size else math.nan,
                      int(ratios.size), sense)
