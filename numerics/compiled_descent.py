@@ -321,7 +321,14 @@ def _kernel(arch: Architecture):
     source = _MODULE_TEMPLATE.format(arch=arch, slope=arch.relu_slope_at_zero,
                                      log_scale=-float(np.log(arch.samples)) if arch.mean else 0.0,
                                      kernel=kernel_source(arch))
-    name = "gd_" + hashlib.sha256(source.encode()).hexdigest()[:20]
+    return load_generated(source, "gd_").kernel
+
+
+def load_generated(source: str, prefix: str):
+    """Import generated source as a module kept in :func:`kernel_cache_dir` (named ``prefix`` + its hash), so that
+    numba's ``cache=True`` keeps the machine code on disk next to it. Used by every generated kernel (descent here,
+    flow fields in :mod:`numerics.compiled_fields`)."""
+    name = prefix + hashlib.sha256(source.encode()).hexdigest()[:20]
     try:
         folder = kernel_cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -336,4 +343,4 @@ def _kernel(arch: Architecture):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cached code refers to its module by name
     spec.loader.exec_module(module)
-    return module.kernel
+    return module
