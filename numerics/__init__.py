@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-MODULES = ("backend", "cache", "certificates", "compiled_descent", "convex", "descent", "exact", "flows",
-           "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics", "min_norm", "networks", "newton",
-           "sweeps", "symbolic", "tensor_network", "trends", "univariate")
+MODULES = ("backend", "cache", "certificates", "compiled_descent", "compiled_fields", "convex", "descent", "exact",
+           "flows", "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics", "min_norm", "networks",
+           "newton", "sweeps", "symbolic", "tensor_network", "trends", "univariate")
 
 _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps it equal to numerics.reference.exports()
     "diag_embed": "backend", "einsum": "backend", "is_torch": "backend", "positive": "backend",
@@ -24,7 +24,10 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "enclose_singular_values": "certificates", "exact_rank": "certificates", "interval_function": "certificates",
     "power": "certificates", "to_fmpq": "certificates", "to_fmpq_mat": "certificates",
     "Architecture": "compiled_descent", "architecture": "compiled_descent", "compiled_stepper": "compiled_descent",
-    "kernel_cache_dir": "compiled_descent", "kernel_source": "compiled_descent",
+    "kernel_cache_dir": "compiled_descent", "kernel_source": "compiled_descent", "load_generated": "compiled_descent",
+    "CompiledField": "compiled_fields", "FieldArchitecture": "compiled_fields", "FieldEvaluation": "compiled_fields",
+    "compiled_field": "compiled_fields", "field_architecture": "compiled_fields", "field_source": "compiled_fields",
+    "generic_only": "compiled_fields",
     "TensorArchitecture": "compiled_descent",
     "Certificate": "convex", "ConvexProblem": "convex", "ConvexReference": "convex", "CrossCheck": "convex",
     "GroupNormReference": "convex", "complex_l1_blocks": "convex", "group_norm_problem": "convex",

@@ -11,6 +11,8 @@ exact because the number is known not to be zero.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -18,8 +20,11 @@ from typing import Any
 import mpmath
 import numpy as np
 import sympy
+from sympy.core.evalf import pure_complex
+from sympy.core.sorting import ordered
 from sympy.polys.constructor import construct_domain
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.numberfields import primitive_element
 
 Exact = sympy.Expr
 
@@ -81,13 +86,65 @@ def _field(entries: Sequence[Exact]) -> tuple[Any, list[Any]]:
         return sympy.QQ, []
     if all(e.is_Rational for e in entries):
         return sympy.QQ, [sympy.QQ.from_sympy(e) for e in entries]
-    domain, elements = construct_domain([sympy.expand(e) for e in entries], extension=True)
+    expanded = [sympy.expand(e) for e in entries]
+    found = _algebraic_elements(expanded)
+    if found is not None:
+        return found
+    domain, elements = construct_domain(expanded, extension=True)
     if not (domain.is_QQ or domain.is_ZZ or domain.is_AlgebraicField):
         raise NotAlgebraicError(f"exact arithmetic supports rational and real algebraic numbers, not {domain}")
     if domain.is_Field:
         return domain, elements
     field = domain.get_field()
     return field, [field.convert_from(e, domain) for e in elements]
+
+
+def _algebraic_elements(coefficients: list[Exact]) -> tuple[Any, list[Any]] | None:
+    """What ``construct_domain(coefficients, extension=True)`` returns for rational and real algebraic numbers (at
+    least one irrational), with the field Q(a) of each set of generators (√2, 2^(1/3), ...) built once per process
+    instead of per call: finding its primitive element was most of the time of exact products on one construction.
+    None where sympy's own path is needed (floats, complex or non-algebraic numbers)."""
+    trees, generators = [], set()
+
+    def tree(a: Exact) -> tuple[str, Any]:
+        if a.is_Rational:
+            return "Q", sympy.QQ.from_sympy(a)
+        if a.is_Add or a.is_Mul:
+            return ("+" if a.is_Add else "*"), [tree(b) for b in a.args]
+        generators.add(a)
+        return "e", a
+
+    for coefficient in coefficients:
+        if not coefficient.is_Rational and (coefficient.is_Float or pure_complex(coefficient)
+                                            or not (coefficient.is_number and coefficient.is_algebraic)):
+            return None  # construct_domain would not build an algebraic field from these
+        trees.append(tree(coefficient))
+    if not generators:
+        return None
+    domain, modulus, images = _algebraic_field(tuple(ordered(generators)))
+
+    def convert(node: tuple[str, Any]) -> Any:
+        kind, value = node
+        if kind == "Q":
+            return domain.dtype.from_list([value], modulus, sympy.QQ)
+        if kind == "+":
+            return sum((convert(b) for b in value), domain.zero)
+        if kind == "*":
+            return math.prod(convert(b) for b in value)
+        return images[value]
+
+    return domain, [convert(t) for t in trees]
+
+
+@functools.lru_cache(maxsize=256)
+def _algebraic_field(generators: tuple[Exact, ...]) -> tuple[Any, list[Any], dict[Exact, Any]]:
+    """Q(a) for the ordered generators as sympy's ``construct_domain`` builds it, its modulus (the minimal polynomial
+    of a) and each generator as an element."""
+    minimal, span, images = primitive_element(list(generators), ex=True, polys=True)
+    root = sum(s * g for s, g in zip(span, generators))
+    domain = sympy.QQ.algebraic_field((minimal, root))
+    modulus = minimal.rep.to_list()
+    return domain, modulus, {g: domain.dtype.from_list(h, modulus, sympy.QQ) for g, h in zip(generators, images)}
 
 
 def _matrices(*arrays: np.ndarray) -> tuple[Any, list[DomainMatrix]]:

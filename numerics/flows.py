@@ -26,15 +26,19 @@ of looping; ``max_crossings`` bounds the number of crossings.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
 import numpy as np
-from scipy.integrate import solve_ivp
+from scipy.integrate import BDF, solve_ivp
+from scipy.linalg import LinAlgWarning, get_lapack_funcs
 from scipy.optimize import brentq
+from scipy.sparse import issparse
 
+from numerics.compiled_fields import DESCENT_JACOBIAN
 from numerics.losses import Model, Objective
 
 Clock = Literal["real", "log", "loss", "arclength"]
@@ -94,6 +98,8 @@ def signs(values: np.ndarray) -> np.ndarray:
 
 def hidden_preactivations(objective: Objective, theta: np.ndarray) -> np.ndarray:
     """All hidden pre-activations w·x on the data, flattened (empty for a single-layer model)."""
+    if (fast := objective.compiled(theta)) is not None:
+        return fast.preactivations(theta)
     parts = objective.model.preactivations(theta, objective.X)
     return np.concatenate([np.ravel(z) for z in parts]) if parts else np.zeros(0)
 
@@ -115,6 +121,40 @@ def log_loss_below(objective: Objective, log_threshold: float) -> StopCondition:
     return lambda t, theta: float(objective.log_value(theta)) - log_threshold
 
 
+class _DenseBDF(BDF):
+    """scipy's BDF with its dense LU factorizations and solves sent to LAPACK directly: the same getrf/getrs on the
+    same arrays (the same bits, the same finiteness errors and singularity warnings), without the per-call wrappers
+    (batching, array-API conversions), which cost more than the tiny solves of a small network's flow."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if issparse(self.J) or self.y.dtype != np.float64:
+            return
+        getrf, getrs = get_lapack_funcs(("getrf", "getrs"), (self.I,))
+
+        def lu(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            self.nlu += 1
+            if not np.isfinite(A).all():
+                raise ValueError("array must not contain infs or NaNs")
+            factors, pivots, info = getrf(A, overwrite_a=True)
+            if info < 0:
+                raise ValueError(f"illegal value in {-info}th argument of internal getrf (lu_factor)")
+            if info > 0:
+                warnings.warn(f"Diagonal number {info} is exactly zero. Singular matrix.", LinAlgWarning,
+                              stacklevel=2)
+            return factors, pivots
+
+        def solve_lu(LU: tuple[np.ndarray, np.ndarray], b: np.ndarray) -> np.ndarray:
+            if not np.isfinite(b).all():
+                raise ValueError("array must not contain infs or NaNs")
+            x, info = getrs(LU[0], LU[1], b, overwrite_b=True)
+            if info != 0:
+                raise ValueError(f"illegal value in {-info}th argument of internal gesv|posv")
+            return x
+
+        self.lu, self.solve_lu = lu, solve_lu
+
+
 class _EvaluationLimit(Exception):
     """Raised through ``solve_ivp`` when a flow has used up its evaluations."""
 
@@ -128,6 +168,17 @@ class _Counter:
         if self.count > self.limit:
             raise _EvaluationLimit
         return self.fun(s, z)
+
+    def jacobian(self, jac: Callable[[float, np.ndarray], np.ndarray]) -> Callable[[float, np.ndarray], np.ndarray]:
+        """``jac`` charged as len(z) evaluations, what the finite-difference Jacobian it replaces costs: the
+        evaluation count and limit measure the same work whichever Jacobian a solver uses."""
+        def counted(s: float, z: np.ndarray) -> np.ndarray:
+            self.count += z.size
+            if self.count > self.limit:
+                raise _EvaluationLimit
+            return jac(s, z)
+
+        return counted
 
 
 def _tau(clock: Clock, s: np.ndarray | float, z: np.ndarray, track_time: bool = True) -> np.ndarray | float:
@@ -144,12 +195,20 @@ def _terminal(fun: Callable[[float, np.ndarray], float]) -> Callable[[float, np.
     return fun
 
 
+_IMPLICIT = ("BDF", "Radau", "LSODA")  # solve_ivp methods that use a Jacobian
+
+
 class GradientFlow:
-    """Gradient flow of ``objective``; :meth:`solve` integrates it from θ(0) up to a real time t_end."""
+    """Gradient flow of ``objective``; :meth:`solve` integrates it from θ(0) up to a real time t_end.
+
+    Where the objective has a compiled field (:meth:`Objective.compiled`: margin losses on small networks) the
+    field, the kink events and the stop conditions run on it, and implicit methods get its analytic Jacobian
+    (:meth:`jacobian`) instead of finite differences."""
 
     def __init__(self, objective: Objective) -> None:
         self.objective = objective
         self.region = activation_region(objective)
+        self.compiled = objective.compiled()
 
     # -- clocks ---------------------------------------------------------------------------------
     def field(self, clock: Clock, s: float, z: np.ndarray, track_time: bool = True) -> np.ndarray:
@@ -158,6 +217,8 @@ class GradientFlow:
         Where ∇L = 0 or L = 0 the loss/arclength field is undefined; it returns 0 there (the integrator then
         stands still, and :meth:`solve` reports ``stationary``).
         """
+        if self.compiled is not None:
+            return self._compiled_field(clock, s, z, track_time)
         if clock == "real":
             return self.objective.descent(z)
         if clock == "log":
@@ -185,6 +246,63 @@ class GradientFlow:
         if norm == 0.0:
             return direction, -np.inf
         return direction / norm, log_loss + np.log(norm)
+
+    def _compiled_field(self, clock: Clock, s: float, z: np.ndarray, track_time: bool) -> np.ndarray:
+        """:meth:`field` on the compiled field, step for step as the generic branch."""
+        if clock in ("real", "log"):
+            return self.compiled.evaluate(z, s if clock == "log" else 0.0).descent
+        carries_time = track_time
+        point = self.compiled.evaluate(z[:-1] if carries_time else z, 0.0, True)
+        direction, log_rate = self._normalize(clock, point.log_loss, point.descent)
+        if not carries_time:
+            return direction
+        if not np.isfinite(log_rate):
+            return np.zeros_like(z)
+        return np.append(direction, np.exp(-z[-1] - log_rate))
+
+    @staticmethod
+    def _normalize(clock: Clock, log_loss: float, direction: np.ndarray) -> tuple[np.ndarray, float]:
+        """(dθ/ds, log ds/dt) from log L and −∇L/L, as :meth:`_normalized_descent`."""
+        if not np.isfinite(log_loss):
+            return np.zeros_like(direction), -np.inf
+        if clock == "loss":
+            return direction, log_loss
+        norm = float(np.linalg.norm(direction))
+        if norm == 0.0:
+            return direction, -np.inf
+        return direction / norm, log_loss + np.log(norm)
+
+    def jacobian(self, clock: Clock, s: float, z: np.ndarray, track_time: bool = True) -> np.ndarray:
+        """∂(dz/ds)/∂z of :meth:`field`, analytic (compiled fields only): with d = e^{log scale}(−∇L) and its
+        Jacobian J from the compiled field, the arclength field d/‖d‖ has (I − ffᵀ)J/‖d‖; the τ row of the loss and
+        arclength clocks is −(dτ/ds)·(∇ log ds/dt, 1). Zero where the clock is undefined (the field is 0 there)."""
+        if self.compiled is None:
+            raise TypeError("analytic Jacobians need a compiled field (Objective.compiled)")
+        if clock in ("real", "log"):
+            return self.compiled.evaluate(z, s if clock == "log" else 0.0,
+                                          want=DESCENT_JACOBIAN).descent_jacobian.copy()
+        theta = z[:-1] if track_time else z
+        p = theta.size
+        point = self.compiled.evaluate(theta, 0.0, True, DESCENT_JACOBIAN)
+        out = np.zeros((z.size, z.size))
+        d, J = point.descent, point.descent_jacobian
+        if not np.isfinite(point.log_loss):
+            return out
+        if clock == "loss":
+            out[:p, :p], log_rate, rate_gradient = J, point.log_loss, point.log_loss_gradient
+        else:
+            norm = float(np.linalg.norm(d))
+            if norm == 0.0:
+                return out
+            f = d / norm
+            out[:p, :p] = (J - np.outer(f, f @ J)) / norm
+            log_rate = point.log_loss + np.log(norm)
+            rate_gradient = point.log_loss_gradient + (f @ J) / norm
+        if track_time:
+            rate = np.exp(-z[-1] - log_rate)
+            out[-1, :p] = -rate * rate_gradient
+            out[-1, -1] = -rate
+        return out
 
     def _clock_end(self, clock: Clock, theta0: np.ndarray, t_end: float) -> float:
         """s at t_end, or for the implicit clocks an upper bound on it (the flow then stops by an event).
@@ -269,6 +387,8 @@ class GradientFlow:
         s, z = 0.0, np.append(theta0, 0.0) if carries_time else theta0
         s_end, tau_end = self._clock_end(clock, theta0, t_end), float(np.log1p(t_end))
         rhs = _Counter(lambda s_, z_: self.field(clock, s_, z_, track_time), max_evaluations)
+        jacobian = {"jac": rhs.jacobian(lambda s_, z_: self.jacobian(clock, s_, z_, track_time))} \
+            if self.compiled is not None and method in _IMPLICIT else {}
         log = _Log(clock, requested, track_time)
         crossings: list[float] = []
 
@@ -300,7 +420,8 @@ class GradientFlow:
             log.start(s, z)
             s_start = s
             try:
-                sol = solve_ivp(rhs, (s, s_end), z, method=method, rtol=rtol, atol=atol,
+                sol = solve_ivp(rhs, (s, s_end), z, method=_DenseBDF if method == "BDF" else method, rtol=rtol,
+                            atol=atol, **jacobian,
                                 t_eval=log.segment_eval(s_end), events=events or None,
                                 dense_output=log.needs_dense_output)
             except _EvaluationLimit:  # the cost bound: the trajectory ends where the last region began

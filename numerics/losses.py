@@ -146,6 +146,9 @@ def _exp(x: Array) -> Array:
     return x.exp() if B.is_torch(x) else np.exp(x)
 
 
+_GENERIC_ONLY = False  # set by numerics.compiled_fields.generic_only(): every objective on the generic backend
+
+
 @dataclass(frozen=True, eq=False)
 class Objective:
     """L(θ) = Σ_i ℓ_i(θ) (or the mean with ``mean=True``) for a model on data (X, Y).
@@ -153,6 +156,8 @@ class Objective:
     ``loss`` is "square" (Y: n × d_out targets) or a margin loss (Y: n labels ±1, scalar output): a name from
     ``MARGIN_LOSSES`` or a :class:`MarginLoss` instance.
     θ may carry a leading run axis (runs × p): every quantity then gets the same leading axis.
+    One float64 vector θ of a margin loss on a network the compiled fields run goes through :meth:`compiled` (the
+    same numbers to rounding, without the backend's per-operation dispatch); everything else through the backend.
     """
 
     model: Model
@@ -171,6 +176,23 @@ class Objective:
     def is_margin(self) -> bool:
         return self.loss != "square"
 
+    def compiled(self, theta: Any = None) -> Any:
+        """The compiled float64 field (:class:`numerics.compiled_fields.CompiledField`) that serves θ, or None where
+        the generic backend does: θ not one float64 numpy vector (mpmath, sympy, intervals, torch, a batch of
+        runs), or an objective it does not run (:func:`numerics.compiled_fields.field_architecture`). θ = None:
+        whether one float64 vector would be served. Compiled (or loaded from the disk cache) on first use."""
+        if _GENERIC_ONLY or theta is not None and not (type(theta) is np.ndarray and theta.dtype == np.float64
+                                                       and theta.ndim == 1):
+            return None
+        try:
+            return self.__dict__["_compiled_field"]
+        except KeyError:
+            from numerics.compiled_fields import compiled_field
+
+            field = compiled_field(self) if self.is_margin else None
+            object.__setattr__(self, "_compiled_field", field)
+            return field
+
     @property
     def n(self) -> int:
         return self.X.shape[0]
@@ -188,6 +210,8 @@ class Objective:
 
     def margins(self, theta: Array) -> Array:
         """q_i = y_i Φ(θ; x_i) (margin losses only)."""
+        if (fast := self.compiled(theta)) is not None:
+            return fast.margins(theta)
         return self.Y * self.model.forward(theta, self.X)[..., 0]
 
     def residuals(self, theta: Array) -> Array:
@@ -195,6 +219,8 @@ class Objective:
         return self.model.forward(theta, self.X) - self.Y
 
     def value(self, theta: Array) -> Array:
+        if (fast := self.compiled(theta)) is not None:
+            return np.float64(fast.value(theta))
         if not self.is_margin:
             r = self.residuals(theta)
             return self._scaled(0.5 * (r * r).sum(axis=(-2, -1)))
@@ -202,6 +228,8 @@ class Objective:
 
     def log_value(self, theta: Array) -> Array:
         """log L(θ), accurate when L is far below the float64 range (margin losses)."""
+        if (fast := self.compiled(theta)) is not None:
+            return np.float64(fast.log_value(theta))
         if not self.is_margin:
             value = self.value(theta)
             if _is_object(value):
@@ -217,6 +245,8 @@ class Objective:
 
     def descent(self, theta: Array, log_scale: Array | float = 0.0) -> Array:
         """e^{log_scale}·(−∇L(θ)), with the scale folded into the per-sample weights (no overflow)."""
+        if isinstance(log_scale, (float, int, np.floating)) and (fast := self.compiled(theta)) is not None:
+            return fast.descent(theta, float(log_scale))
         if not self.is_margin:
             return -self.gradient(theta) * _exp(log_scale)
         weights = _exp(self.log_weights(theta) + log_scale)

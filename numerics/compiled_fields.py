@@ -1,0 +1,393 @@
+"""Compiled float64 fields of margin objectives: loss, log-loss, margins, descent direction and their Jacobians in
+one compiled call per architecture.
+
+Gradient flows and local searches of the small networks the margin claims use evaluate the same field 10⁴–10⁵
+times on a handful of numbers; through the generic backend (:mod:`numerics.backend`, which serves float64,
+mpmath, sympy and torch alike) each evaluation costs tens of microseconds of dispatch. Here the forward and
+backward passes of one sample are written out as straight-line code for the architecture, with the kernel
+generator of :mod:`numerics.compiled_descent` (one scalar variable per weight, pre-activation, slope and
+back-propagated value, sums left to right, compiled by numba, no fast-math, cached on disk by
+:func:`~numerics.compiled_descent.load_generated`), extended in three ways:
+
+* any layer whose weight matrix picks single parameters (:class:`~numerics.networks.Dense`,
+  :class:`~numerics.networks.Diagonal`, :class:`~numerics.networks.Shared`: entry (i, j) is one θ_k or 0), ReLU,
+  leaky ReLU or linear activations;
+* a loop over samples, so the number of samples, the loss (exponential or logistic), sum or mean and the slopes of
+  the activation are arguments: one kernel per layer structure;
+* forward-mode tangents of every statement (the product rule on the generated sums, slopes constant), looped over
+  the parameter directions: the Jacobian of the margins, the gradient of log L and the Jacobian of the descent
+  direction, which the stiff solvers need, exact up to rounding.
+
+One call computes, for θ (float64):
+
+* log L(θ) as :meth:`~numerics.losses.Objective.log_value` (``scipy.special.logsumexp``'s formula), L(θ), the
+  margins q_i and the hidden pre-activations (as :func:`numerics.flows.hidden_preactivations` orders them);
+* the descent direction d = Σ_i e^{log(−ℓ'(q_i)) + log scale + c} y_i ∇Φ(θ; x_i) with c = log_scale, or
+  log_scale − log L(θ) when ``normalize`` (−∇L/L: the loss clock), as :meth:`~numerics.losses.Objective.descent`;
+* on request ∂q/∂θ, ∇ log L and ∂d/∂θ.
+
+:meth:`numerics.losses.Objective` uses it automatically for one float64 vector θ (numpy inputs, a supported model
+and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian to implicit solvers, and
+:func:`numerics.kkt.local_search` takes margins and their Jacobian from it. Everything else (mpmath, sympy,
+intervals, torch, batches of θ, the square loss, other layers) runs on the generic backend, against which
+tests/test_fast_fields.py checks every quantity to rounding.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from numerics import losses
+from numerics.compiled_descent import MAX_PRODUCTS, _sum, load_generated
+from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
+from numerics.networks import Network
+
+GRADIENT, MARGIN_JACOBIAN, DESCENT_JACOBIAN = 1, 2, 4
+"""Bits of ``want``: the descent direction d; ∂q/∂θ and ∇ log L; ∂d/∂θ (implies the other two)."""
+
+
+@dataclass(frozen=True)
+class FieldArchitecture:
+    """What a field kernel's code depends on: which parameter (if any) sits at each weight entry, and whether
+    hidden units have a kink (ReLU or leaky ReLU; their slopes are arguments)."""
+
+    maps: tuple[tuple[tuple[int, ...], ...], ...]  # per layer, d_out × d_in: 1 + index of θ_k in θ, or 0 for zero
+    kinked: bool
+
+    @property
+    def n_params(self) -> int:
+        return max((k for layer in self.maps for row in layer for k in row), default=0)
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        return (len(self.maps[0][0]), *(len(layer) for layer in self.maps))
+
+    @property
+    def hidden(self) -> int:
+        """Hidden units (pre-activations per sample)."""
+        return sum(self.widths[1:-1])
+
+    @property
+    def products(self) -> int:
+        """Multiplications per sample of one forward-tangent and backward-tangent pass (the largest loop body)."""
+        entries = sum(1 for layer in self.maps for row in layer for k in row if k)
+        return 6 * entries
+
+
+def field_architecture(objective: Objective) -> FieldArchitecture | None:
+    """The architecture of ``objective`` if a compiled field can run it (a :class:`~numerics.networks.Network` with
+    one output whose layers pick single parameters, the exponential or logistic loss, real float data), else None."""
+    model = objective.model
+    if not isinstance(model, Network) or not objective.is_margin or model.d_out != 1:
+        return None
+    if type(margin_loss(objective.loss)) not in (ExponentialLoss, LogisticLoss):
+        return None
+    for data in (objective.X, objective.Y):
+        if type(data) is not np.ndarray or data.dtype.kind not in "fiu":
+            return None
+    try:
+        float(model.relu_slope_at_zero), float(model.negative_slope)
+    except TypeError:
+        return None
+    maps, offset = [], 0
+    for layer in model.layers:
+        basis = np.asarray(layer.matrix(np.eye(layer.n_params)))
+        if basis.dtype.kind not in "fiu" or basis.shape != (layer.n_params, *layer.shape):
+            return None
+        if not np.all((basis == 0) | (basis == 1)) or np.any(basis.sum(axis=0) > 1):
+            return None  # an entry that is not a single parameter
+        index = np.where(basis.any(axis=0), offset + 1 + basis.argmax(axis=0), 0)
+        maps.append(tuple(tuple(int(k) for k in row) for row in index))
+        offset += layer.n_params
+    arch = FieldArchitecture(tuple(maps), model.activation in ("relu", "leaky_relu"))
+    return arch if arch.n_params == model.n_params and arch.products <= MAX_PRODUCTS else None
+
+
+# -- code generation ---------------------------------------------------------------------------------------------
+def _input(layer: int, j: int) -> tuple[str, str | None]:
+    """A layer's j-th input and its tangent (None: constant)."""
+    return (f"x{j}", None) if layer == 0 else (f"h{layer - 1}_{j}", f"Dh{layer - 1}_{j}")
+
+
+def _forward(arch: FieldArchitecture, tangent: bool, store: bool) -> list[str]:
+    """One sample's forward pass (x0, x1, ... loaded): pre-activations z, slopes S, hidden outputs h = z·S and the
+    output z{L-1}_0; with ``tangent`` also Dz, Dh along Dt; with ``store`` the hidden pre-activations go to buf."""
+    lines, L, first = [], len(arch.maps), 0
+    for layer, rows in enumerate(arch.maps):
+        for i, row in enumerate(rows):
+            entries = [(j, k - 1) for j, k in enumerate(row) if k]
+            terms = [f"{_input(layer, j)[0]} * t{k}" for j, k in entries]
+            lines.append(f"z{layer}_{i} = {_sum(terms) if terms else '0.0'}")
+            if tangent:
+                parts = []
+                for j, k in entries:
+                    value, slope = _input(layer, j)
+                    parts += ([f"{slope} * t{k}"] if slope else []) + [f"{value} * Dt{k}"]
+                lines.append(f"Dz{layer}_{i} = {_sum(parts) if parts else '0.0'}")
+            if layer == L - 1:
+                continue
+            if store:
+                lines.append(f"buf[PRE + n * {first} + s * {len(rows)} + {i}] = z{layer}_{i}")
+            if arch.kinked:
+                lines += [f"S{layer}_{i} = SP if z{layer}_{i} > 0.0 else (SZ if z{layer}_{i} == 0.0 else SN)",
+                          f"h{layer}_{i} = z{layer}_{i} * S{layer}_{i}"]
+                lines += [f"Dh{layer}_{i} = Dz{layer}_{i} * S{layer}_{i}"] if tangent else []
+            else:
+                lines.append(f"h{layer}_{i} = z{layer}_{i}")
+                lines += [f"Dh{layer}_{i} = Dz{layer}_{i}"] if tangent else []
+        first += len(rows) if layer < L - 1 else 0
+    return lines
+
+
+def _backward(arch: FieldArchitecture, primal: bool, tangent: bool) -> list[str]:
+    """One sample's backward pass from e{L-1}_0 (and De{L-1}_0): accumulate g_k (``primal``) and/or Dg_k
+    (``tangent``) and propagate e (and De) down the layers: e_{l-1} = (e_l W_l)·S."""
+    lines = []
+    for layer in range(len(arch.maps) - 1, -1, -1):
+        rows = arch.maps[layer]
+        for i, row in enumerate(rows):
+            for j, k in enumerate(row):
+                if not k:
+                    continue
+                value, slope = _input(layer, j)
+                if primal:
+                    lines.append(f"g{k - 1} = g{k - 1} + e{layer}_{i} * {value}")
+                if tangent:
+                    parts = [f"De{layer}_{i} * {value}"] + ([f"e{layer}_{i} * {slope}"] if slope else [])
+                    lines.append(f"Dg{k - 1} = Dg{k - 1} + ({_sum(parts)})")
+        if layer == 0:
+            continue
+        for j in range(len(rows[0])):
+            entries = [(i, row[j] - 1) for i, row in enumerate(rows) if row[j]]
+            scale = f" * S{layer - 1}_{j}" if arch.kinked else ""
+            back = _sum([f"e{layer}_{i} * t{k}" for i, k in entries]) if entries else "0.0"
+            lines.append(f"e{layer - 1}_{j} = ({back}){scale}")
+            if tangent:
+                parts = [f"De{layer}_{i} * t{k} + e{layer}_{i} * Dt{k}" for i, k in entries]
+                lines.append(f"De{layer - 1}_{j} = ({_sum(parts) if parts else '0.0'}){scale}")
+    return lines
+
+
+def field_source(arch: FieldArchitecture) -> str:
+    """Python source of ``field(theta, X, Y, consts, log_scale, normalize, want, buf)`` (readable, for inspection).
+
+    ``consts`` = (logistic, c, mean, σ' for z > 0, σ'(0), σ' for z < 0), c = log of the mean's 1/n (else 0).
+    ``buf`` receives log L, L, q (n), the hidden pre-activations (n·H), d (P), ∂q/∂θ (n × P), ∇ log L (P) and
+    ∂d/∂θ (P × P), as far as ``want`` asks."""
+    P, H, L = arch.n_params, arch.hidden, len(arch.maps)
+    out = f"z{L - 1}_0"
+    load_x = [f"x{j} = X[s, {j}]" for j in range(arch.widths[0])]
+
+    def block(lines: list[str], depth: int) -> list[str]:
+        return ["    " * depth + line for line in lines]
+
+    body = ["n = X.shape[0]",
+            "LOGISTIC = consts[0] != 0.0", "C = consts[1]", "MEAN = consts[2] != 0.0",
+            "SP = consts[3]", "SZ = consts[4]", "SN = consts[5]",
+            "PRE = 2 + n", f"D = PRE + n * {H}", f"DQ = D + {P}", f"DL = DQ + n * {P}", f"DD = DL + {P}"]
+    body += [f"t{k} = theta[{k}]" for k in range(P)]
+    body += ["lv = np.empty(n)", "lw = np.empty(n)", "qv = np.empty(n)", "total = 0.0", "top = -math.inf",
+             "for s in range(n):"]
+    body += block(load_x + _forward(arch, False, True) + [
+        f"q = Y[s] * {out}", "qv[s] = q", "buf[2 + s] = q",
+        "if LOGISTIC:",
+        "    lv[s] = logistic_log_value(q)", "    lw[s] = -logaddexp0(q)", "    total += logaddexp0(-q)",
+        "else:",
+        "    lv[s] = -q", "    lw[s] = -q", "    total += math.exp(-q)",
+        "if lv[s] > top:", "    top = lv[s]"], 1)
+    body += ["# log Σ e^lv as scipy.special.logsumexp: the maxima counted apart, log1p of the rest",
+             "count = 0.0", "rest = 0.0", "direct = 0.0",
+             "for s in range(n):",
+             "    direct += math.exp(lv[s])",
+             "    if lv[s] == top:", "        count += 1.0",
+             "    else:", "        rest += math.exp(lv[s] - top)",
+             "if rest != 0.0:", "    rest = rest / count",
+             "lse = math.log1p(rest) + math.log(count) + top",
+             "if not math.isfinite(lse):", "    lse = math.log(direct)",
+             "logL = lse + C", "buf[0] = logL", "buf[1] = total / n if MEAN else total",
+             "SH = log_scale - logL if normalize else log_scale"]
+    weight = ["w = math.exp((lw[s] + C) + SH) * Y[s]", f"e{L - 1}_0 = w"]
+    body += ["if want & 1:"]
+    body += block([f"g{k} = 0.0" for k in range(P)] + ["for s in range(n):"], 1)
+    body += block(load_x + _forward(arch, False, False) + weight + _backward(arch, True, False), 2)
+    body += block([f"buf[D + {k}] = g{k}" for k in range(P)], 1)
+    body += ["if want & 6:", "    for m in range(P):"]
+    tangents = [f"Dt{k} = 1.0 if m == {k} else 0.0" for k in range(P)] + ["dl = 0.0", "for s in range(n):"]
+    tangents += block(load_x + _forward(arch, True, False) + [
+        f"dq = Y[s] * D{out}", f"buf[DQ + s * {P} + m] = dq",
+        "dlv = -math.exp(lw[s] - lv[s]) * dq if LOGISTIC else -dq",
+        "dl += math.exp(lv[s] - lse) * dlv"], 1)
+    tangents += ["buf[DL + m] = dl", "if want & 4:"]
+    jacobian = [f"Dg{k} = 0.0" for k in range(P)] + ["for s in range(n):"]
+    jacobian += block(load_x + _forward(arch, True, False) + [
+        f"dq = buf[DQ + s * {P} + m]",
+        "dlw = -math.exp(qv[s] + lw[s]) * dq if LOGISTIC else -dq"] + weight + [
+        f"De{L - 1}_0 = w * (dlw - dl) if normalize else w * dlw"] + _backward(arch, False, True), 1)
+    jacobian += [f"buf[DD + {k * P} + m] = Dg{k}" for k in range(P)]
+    tangents += block(jacobian, 1)
+    body += block(tangents, 2)
+    body = [line.replace("range(P)", f"range({P})") for line in body]
+    return "def field(theta, X, Y, consts, log_scale, normalize, want, buf):\n" + \
+        "\n".join("    " + line for line in body) + "\n"
+
+
+_MODULE_TEMPLATE = '''"""Generated by numerics.compiled_fields for {arch}; do not edit."""
+import math
+
+import numba
+import numpy as np
+
+
+@numba.njit(inline="always", cache=True)
+def logaddexp0(q):
+    """log(1 + e^q), branch for branch as numpy's logaddexp(0.0, q)."""
+    if q == 0.0:
+        return math.log(2.0)
+    if q < 0.0:
+        return math.log1p(math.exp(q))
+    if q > 0.0:
+        return q + math.log1p(math.exp(-q))
+    return q  # nan
+
+
+@numba.njit(inline="always", cache=True)
+def logistic_log_value(q):
+    """log log(1 + e^(-q)), as numerics.losses.LogisticLoss.log_value."""
+    u = math.exp(-abs(q))
+    if q > 0.0:
+        ratio = math.log1p(u) / u if u > 0.0 else 1.0
+        return -q + math.log(ratio)
+    return math.log(logaddexp0(-q))
+
+
+@numba.njit(nogil=True, error_model="numpy", cache=True)
+{kernel}'''
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=None)
+def _field_kernel(arch: FieldArchitecture):
+    return load_generated(_MODULE_TEMPLATE.format(arch=arch, kernel=field_source(arch)), "ff_").field
+
+
+# -- the field object --------------------------------------------------------------------------------------------
+class FieldEvaluation(NamedTuple):
+    """One evaluation at θ; the derivatives are None unless asked for."""
+
+    log_loss: float  # log L(θ)
+    loss: float  # L(θ)
+    margins: np.ndarray  # q_i = y_i Φ(θ; x_i)
+    preactivations: np.ndarray  # hidden pre-activations, layer by layer, each n × d_l flattened
+    descent: np.ndarray | None  # e^{log_scale}·(−∇L), or with normalize e^{log_scale}·(−∇L/L)
+    margin_jacobian: np.ndarray | None  # ∂q_i/∂θ_k, n × P
+    log_loss_gradient: np.ndarray | None  # ∇ log L
+    descent_jacobian: np.ndarray | None  # ∂descent_k/∂θ_m, P × P
+
+
+class CompiledField:
+    """The compiled float64 field of one margin :class:`~numerics.losses.Objective` (see the module's doc)."""
+
+    def __init__(self, objective: Objective, arch: FieldArchitecture) -> None:
+        with _LOCK:  # threads of a sweep share one kernel: build or load it once
+            self._kernel = _field_kernel(arch)
+        self.objective, self.arch = objective, arch
+        model = objective.model
+        self.X = np.ascontiguousarray(objective.X, dtype=np.float64)
+        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64).reshape(-1))
+        n, P = self.X.shape[0], arch.n_params
+        self.n, self.n_params = n, P
+        if model.activation == "leaky_relu":
+            a = float(model.negative_slope)
+            slopes = (a + (1 - a) * 1.0, a + (1 - a) * float(model.relu_slope_at_zero), a + (1 - a) * 0.0)
+        else:
+            slopes = (1.0, float(model.relu_slope_at_zero), 0.0)
+        loss = margin_loss(objective.loss)
+        self._consts = np.array([float(isinstance(loss, LogisticLoss)),
+                                 -float(np.log(n)) if objective.mean else 0.0, float(objective.mean), *slopes])
+        pre = 2 + n
+        self._slices = (slice(2, pre), slice(pre, pre + n * arch.hidden))
+        d = pre + n * arch.hidden
+        self._d, self._dq, self._dl, self._dd = d, d + P, d + P + n * P, d + 2 * P + n * P
+        self._sizes = [d + P if want & GRADIENT else d for want in range(8)]  # buf's length for each want
+        self._sizes = [self._dd + P * P if want & DESCENT_JACOBIAN else self._dd if want & MARGIN_JACOBIAN else size
+                       for want, size in enumerate(self._sizes)]
+        self._shape = (P,)
+
+    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
+                 want: int = GRADIENT) -> FieldEvaluation:
+        """Everything at θ that ``want`` asks for (bits :data:`GRADIENT`, :data:`MARGIN_JACOBIAN`,
+        :data:`DESCENT_JACOBIAN`); ``log_scale`` and ``normalize`` scale the descent direction (and its Jacobian)."""
+        if want & DESCENT_JACOBIAN:
+            want |= MARGIN_JACOBIAN | GRADIENT
+        buf = np.empty(self._sizes[want])
+        if type(theta) is not np.ndarray or theta.dtype != np.float64 or not theta.flags.c_contiguous:
+            theta = np.ascontiguousarray(theta, dtype=np.float64)
+        if theta.shape != self._shape:
+            raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
+        self._kernel(theta, self.X, self.Y, self._consts, float(log_scale), bool(normalize), int(want), buf)
+        P, d, dq, dl, dd = self.n_params, self._d, self._dq, self._dl, self._dd
+        return FieldEvaluation(
+            float(buf[0]), float(buf[1]), buf[self._slices[0]], buf[self._slices[1]],
+            buf[d:d + P] if want & GRADIENT else None,
+            buf[dq:dl].reshape(self.n, P) if want & MARGIN_JACOBIAN else None,
+            buf[dl:dd] if want & MARGIN_JACOBIAN else None,
+            buf[dd:dd + P * P].reshape(P, P) if want & DESCENT_JACOBIAN else None)
+
+    # the Objective's quantities, float64 --------------------------------------------------------------------------
+    def log_value(self, theta: np.ndarray) -> float:
+        return self.evaluate(theta, want=0).log_loss
+
+    def value(self, theta: np.ndarray) -> float:
+        return self.evaluate(theta, want=0).loss
+
+    def margins(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=0).margins
+
+    def preactivations(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=0).preactivations
+
+    def descent(self, theta: np.ndarray, log_scale: float = 0.0) -> np.ndarray:
+        return self.evaluate(theta, log_scale).descent
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        return -self.evaluate(theta).descent
+
+    def margin_jacobian(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=MARGIN_JACOBIAN).margin_jacobian
+
+
+def compiled_field(objective: Objective) -> CompiledField | None:
+    """The compiled field of ``objective`` (compiled the first time its architecture is met, seconds; then loaded
+    from the disk cache), or None where the generic backend must serve it (:func:`field_architecture`, or inside
+    :func:`generic_only`)."""
+    if losses._GENERIC_ONLY:
+        return None
+    arch = field_architecture(objective)
+    return None if arch is None else CompiledField(objective, arch)
+
+
+@contextmanager
+def generic_only() -> Iterator[None]:
+    """Within the block every objective, flow and local search runs on the generic backend, as without compiled
+    fields (for comparisons and benchmarks; flows and fields built inside keep their backend afterwards)."""
+    previous = losses._GENERIC_ONLY
+    losses._GENERIC_ONLY = True
+    try:
+        yield
+    finally:
+        losses._GENERIC_ONLY = previous
+
+
+def supports(objective: Objective) -> bool:
+    """Whether :func:`compiled_field` can run ``objective``."""
+    return field_architecture(objective) is not None
+
+

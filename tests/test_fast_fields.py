@@ -1,0 +1,218 @@
+"""Compiled float64 fields (numerics.compiled_fields) against the generic backend, quantity by quantity, to rounding:
+loss, log-loss, margins, pre-activations, descent direction and gradient (numpy backend), the margins' Jacobian
+(generic backprop), ∇ log L and the descent direction's Jacobian (torch autograd through the generic backend), on
+the architectures the margin claims flow (dense ReLU, shared-weight convolution, diagonal linear and ReLU, leaky
+ReLU), both margin losses, sum and mean. Then the flow's analytic Jacobian against finite differences of its field
+on every clock, whole flows and local searches against the generic path, the choice of path, and the cache of exact
+algebraic fields."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import sympy
+from sympy.polys.constructor import construct_domain
+
+from numerics import exact as E
+from numerics import kkt
+from numerics.compiled_fields import DESCENT_JACOBIAN, compiled_field, field_architecture, field_source, generic_only
+from numerics.flows import CLOCKS, GradientFlow, hidden_preactivations
+from numerics.losses import Objective
+from numerics.networks import Dense, Layer, Network, diagonal, disjoint_patches, fully_connected, leaky_relu_network
+
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the generic e^{-q} at ‖θ‖ = 30
+
+ROUNDING = 1e-12  # relative to the largest entry: a few ulps of the sums involved
+
+
+def rng_data(seed: int, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.where(rng.random(n) < 0.5, -1.0, 1.0)
+
+
+NETWORKS = {  # the margin claims' kinds of networks (thm2.1's three instances, thm5.1's diagonal ReLU net, leaky)
+    "dense relu 2-3-1": (fully_connected([2, 3, 1], "relu"), 6),
+    "2-patch convolution": (Network((disjoint_patches(2, 2), Dense(1, 2)), "linear"), 5),
+    "diagonal depth 3": (diagonal(3, 3, "linear"), 4),
+    "diagonal relu depth 4, σ'(0) = 1/2": (diagonal(2, 4, "relu", relu_slope_at_zero=0.5), 3),
+    "leaky relu 2-3-2-1": (leaky_relu_network([Dense(3, 2), Dense(2, 3), Dense(1, 2)], 0.1), 5),
+}
+CASES = [(name, loss, mean) for name in NETWORKS for loss in ("exponential", "logistic") for mean in (False, True)]
+
+
+def objective(name: str, loss: str, mean: bool = False, seed: int = 0) -> Objective:
+    net, n = NETWORKS[name]
+    X, y = rng_data(seed, n, net.d_in)
+    return Objective(net, X, y, loss, mean)
+
+
+def close(actual: np.ndarray, expected: np.ndarray, rtol: float = ROUNDING) -> None:
+    actual, expected = np.asarray(actual, dtype=float), np.asarray(expected, dtype=float)
+    scale = max(float(np.max(np.abs(expected), initial=0.0)), 1e-300)
+    assert actual.shape == expected.shape
+    assert float(np.max(np.abs(actual - expected), initial=0.0)) <= rtol * scale, (actual, expected)
+
+
+@pytest.mark.parametrize("name, loss, mean", CASES)
+def test_values_and_descent_match_the_generic_backend(name: str, loss: str, mean: bool) -> None:
+    obj = objective(name, loss, mean)
+    field = obj.compiled()
+    assert field is not None
+    rng = np.random.default_rng(1)
+    with generic_only():
+        generic = Objective(obj.model, obj.X, obj.Y, loss, mean)
+        for scale in (0.5, 3.0, 30.0):  # up to losses far below the float range
+            theta = scale * rng.normal(size=obj.model.n_params)
+            assert generic.compiled(theta) is None
+            log_loss = float(generic.log_value(theta))
+            shift = 0.7 - log_loss  # e^shift·(−∇L) stays O(1) however small or large L is
+            point = field.evaluate(theta, shift, False)
+            assert point.log_loss == pytest.approx(log_loss, rel=ROUNDING, abs=ROUNDING)
+            assert point.loss == pytest.approx(float(generic.value(theta)), rel=ROUNDING, abs=1e-300)
+            close(point.margins, generic.margins(theta))
+            close(point.preactivations, hidden_preactivations(generic, theta))
+            exponent = ROUNDING * max(1.0, float(np.max(np.abs(point.margins))))  # e^{−q + shift}: |q|·ε relative
+            close(point.descent, generic.descent(theta, shift), exponent)
+            close(field.evaluate(theta, -log_loss, False).descent, field.evaluate(theta, 0.0, True).descent, exponent)
+            close(field.evaluate(theta, 0.0, True).descent, generic.descent(theta, -log_loss), exponent)
+            # the Objective's own methods take the compiled path for one float64 vector
+            if scale < 10:  # e^{-q} stays in range
+                close(obj.gradient(theta), generic.gradient(theta))
+            assert float(obj.log_value(theta)) == pytest.approx(log_loss, rel=ROUNDING, abs=ROUNDING)
+
+
+@pytest.mark.parametrize("name", list(NETWORKS))
+def test_margin_jacobian_matches_backprop(name: str) -> None:
+    obj = objective(name, "exponential")
+    theta = np.random.default_rng(2).normal(size=obj.model.n_params)
+    expected = obj.Y[:, None] * obj.model.jacobian(theta, obj.X)[:, 0, :]
+    close(obj.compiled().evaluate(theta, want=DESCENT_JACOBIAN).margin_jacobian, expected)
+
+
+@pytest.mark.parametrize("name, loss, mean", CASES)
+def test_descent_jacobian_matches_autograd_of_the_generic_field(name: str, loss: str, mean: bool) -> None:
+    import torch  # imported here: collection stays free of torch's 2 s import
+
+    obj = objective(name, loss, mean)
+    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), loss, mean)
+    theta = 0.8 * np.random.default_rng(3).normal(size=obj.model.n_params)
+    for normalize in (False, True):
+        point = obj.compiled().evaluate(theta, 0.3, normalize, DESCENT_JACOBIAN)
+
+        def direction(t: torch.Tensor) -> torch.Tensor:
+            return tobj.descent(t, 0.3 - tobj.log_value(t) if normalize else 0.3)
+
+        expected = torch.autograd.functional.jacobian(direction, torch.tensor(theta)).numpy()
+        close(point.descent_jacobian, expected, 1e-11)
+        log_gradient = torch.autograd.functional.jacobian(tobj.log_value, torch.tensor(theta)).numpy()
+        close(point.log_loss_gradient, log_gradient, 1e-11)
+
+
+@pytest.mark.parametrize("clock", CLOCKS)
+@pytest.mark.parametrize("track_time", [False, True])
+def test_flow_jacobian_against_finite_differences(clock: str, track_time: bool) -> None:
+    flow = GradientFlow(objective("dense relu 2-3-1", "logistic"))
+    rng = np.random.default_rng(4)
+    theta = 1.5 * rng.normal(size=flow.objective.model.n_params)
+    z = np.append(theta, 0.4) if track_time and clock in ("loss", "arclength") else theta
+    analytic = flow.jacobian(clock, 0.25, z, track_time)
+    numeric = np.empty_like(analytic)
+    for k in range(z.size):  # central differences: within one activation region the field is smooth
+        h = 1e-6 * max(1.0, abs(z[k]))
+        e = np.zeros(z.size)
+        e[k] = h
+        ahead, behind = flow.field(clock, 0.25, z + e, track_time), flow.field(clock, 0.25, z - e, track_time)
+        numeric[:, k] = (ahead - behind) / (2 * h)
+    close(analytic, numeric, 1e-7)
+
+
+def test_flows_agree_with_the_generic_path() -> None:
+    """An arc-length BDF flow (thm2.1's kind) and a log-clock LSODA flow across kinks, with and without compiled
+    fields: the same stops and crossings, the same points to the solvers' tolerance. (At rtol 1e-8 the generic
+    path's finite-difference Jacobian already costs BDF 6e-4 in θ on this flow; the analytic one does not.)"""
+    obj = objective("dense relu 2-3-1", "exponential", seed=5)
+    X, y = obj.X, obj.Y
+    y = np.sign(X[:, 0] + 0.3 * X[:, 1])  # separable by a ReLU network
+    obj = Objective(obj.model, X, y, "exponential")
+    theta0 = 0.5 * np.random.default_rng(6).normal(size=obj.model.n_params)
+    runs = {}
+    for compiled in (True, False):
+        with generic_only() if not compiled else _nothing():
+            flow = GradientFlow(Objective(obj.model, X, y, "exponential"))
+            assert (flow.compiled is not None) is compiled
+            runs[compiled] = (
+                flow.solve(theta0, np.inf, clock="arclength", method="BDF", rtol=1e-10, atol=1e-12,
+                           stop=[lambda t, th: 30.0 - float(np.linalg.norm(th))]),
+                flow.solve(theta0, 1e6, clock="log", rtol=1e-10, atol=1e-12, t_eval=np.array([1.0, 1e3, 1e6])))
+    for fast, generic in zip(runs[True], runs[False]):
+        assert fast.status == generic.status and fast.n_crossings == generic.n_crossings
+        assert np.allclose(fast.final, generic.final, rtol=1e-5, atol=1e-6)
+    assert 0.5 < runs[True][0].nfev / runs[False][0].nfev < 2  # Jacobians charged as len(z) evaluations
+
+
+def test_local_search_agrees_with_the_generic_path() -> None:
+    net, theta = fully_connected([2, 2, 1], "relu"), np.array([1.0, 0.2, -0.3, 1.0, 1.0, 1.0])
+    X, y = np.array([[1.0, 0.1], [0.2, 1.0], [0.6, 0.5]]), np.ones(3)
+    fast = kkt.local_search(net, theta, X, y, 0.3, starts=4)
+    with generic_only():
+        generic = kkt.local_search(net, theta, X, y, 0.3, starts=4)
+    assert fast.improved == generic.improved
+    assert fast.best_cost == pytest.approx(generic.best_cost, rel=1e-7)
+
+
+class _Doubled(Layer):
+    """A layer whose entries are 2·u (not a single parameter): the generic backend serves it."""
+
+    shape, n_params = (1, 2), 2
+
+    def matrix(self, u):
+        return 2 * u.reshape(*u.shape[:-1], 1, 2)
+
+    def pullback(self, G):
+        return 2 * G.reshape(*G.shape[:-2], 2)
+
+
+def test_which_inputs_take_the_compiled_path() -> None:
+    obj = objective("dense relu 2-3-1", "logistic")
+    theta = np.ones(obj.model.n_params)
+    assert obj.compiled(theta) is not None
+    assert obj.compiled(theta[None, :]) is None  # a batch of runs
+    assert obj.compiled(theta.astype(object)) is None  # mpmath / sympy
+    assert obj.compiled(theta.astype(np.float32)) is None
+    assert Objective(obj.model, obj.X, obj.Y[:, None], "square").compiled() is None
+    assert Objective(obj.model, obj.X.astype(object), obj.Y, "logistic").compiled() is None
+    assert field_architecture(Objective(Network((_Doubled(),)), obj.X, obj.Y, "logistic")) is None
+    with generic_only():
+        assert Objective(obj.model, obj.X, obj.Y, "logistic").compiled() is None
+        assert compiled_field(obj) is None
+    source = field_source(field_architecture(obj))
+    assert source.startswith("def field(") and "Dt8 = 1.0 if m == 8 else 0.0" in source
+    shared = field_architecture(objective("2-patch convolution", "logistic"))
+    assert shared.maps[0] == ((1, 2, 0, 0), (0, 0, 1, 2))  # one filter, both patches
+    kinked = dataclasses.replace(NETWORKS["diagonal depth 3"][0], activation="relu")
+    assert field_architecture(Objective(kinked, *rng_data(0, 4, 3), "logistic")).kinked
+
+
+def test_exact_fields_are_built_once_and_equal_sympys() -> None:
+    entries = [sympy.sqrt(2) / 3 + sympy.Rational(1, 2), 1 + sympy.sqrt(6), sympy.root(2, 3) * sympy.sqrt(3)]
+    expanded = [sympy.expand(e) for e in entries]
+    E._algebraic_field.cache_clear()
+    for _ in range(3):
+        domain, elements = E._field(entries)
+        reference_domain, reference = construct_domain(expanded, extension=True)
+        assert domain == reference_domain and list(elements) == list(reference)
+    assert E._algebraic_field.cache_info().misses == 1
+    assert E._algebraic_elements([sympy.pi + 1]) is None  # not algebraic: sympy's own path decides
+    assert E._algebraic_elements([sympy.Float(0.5) * sympy.sqrt(2)]) is None
+    assert E.dot([sympy.sqrt(2), 1], [sympy.sqrt(2), sympy.sqrt(3)]) == 2 + sympy.sqrt(3)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None
