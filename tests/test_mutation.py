@@ -113,6 +113,21 @@ def test_operator_groups_resolve_to_cosmic_ray_operators() -> None:
         mutation.resolve_operators(["swap"])
 
 
+def test_annotations_and_keyword_only_markers_are_not_mutated(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("from __future__ import annotations\n"
+                                   "def f(a: int | None = 2 * 3, *, b: list[int] = None) -> int | float:\n"
+                                   "    x: int | None = a * b\n"
+                                   "    g = lambda *, c: c - 1\n")
+    mutants = mutation.enumerate_mutants(tmp_path, ["m.py"], mutation.resolve_operators(["number", "arithmetic-all"]))
+    positions = sorted({m.start for m in mutants})
+    assert positions == [(2, 22), (2, 24), (2, 26), (3, 22), (4, 23), (4, 25)]  # 2 * 3, a * b, c - 1 only
+    # occurrences still count the skipped positions, as cosmic-ray's mutation visitor does
+    source = (tmp_path / "m.py").read_text()
+    for m in mutants:
+        original, mutated, _ = mutation.changed_lines(source, mutation.mutate_source(source, m))
+        assert original.splitlines()[0] == source.splitlines()[m.start[0] - 1].strip() != mutated
+
+
 @pytest.mark.slow  # ≈ 10 s: a baseline and 20 pytest runs in subprocesses
 def test_teeth_end_to_end(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_teeth(project, "--jobs", "2", "--json", "-", "--survivors")) == 0

@@ -208,12 +208,37 @@ def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]
                     variant = seen[(start, end)]
                     seen[(start, end)] += 1
                     line = lines[start[0] - 1] if start[0] <= len(lines) else ""
-                    if PRAGMA not in line:
+                    if PRAGMA not in line and not _not_code(node, name):
                         mutants.append(Mutant(f"{rel}:{start[0]}:{start[1]}:{short}:{variant}", rel, name,
                                               occurrence, tuple(start), tuple(end),
                                               ASTQuery(node).get_definition_name()))
                     occurrence += 1
     return mutants
+
+
+def _in_annotation(node: Any) -> bool:
+    """Whether a node lies in a type annotation (never evaluated here: ``from __future__ import annotations``)."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type in ("param", "funcdef") and getattr(parent, "annotation", None) is child:
+            return True
+        if parent.type in ("annassign", "tfpdef") and parent.children[1].type == "operator" and \
+                parent.children[1].value == ":" and len(parent.children) > 2 and parent.children[2] is child:
+            return True
+        if parent.type == "annassign" and parent.children[1] is child:
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _not_code(node: Any, operator: str) -> bool:
+    """Positions cosmic-ray offers that are no computation: annotations, and the bare ``*`` that makes the
+    following parameters keyword-only (cosmic-ray 8.7 takes it for a multiplication: ``def f(a, *, b)`` →
+    ``def f(a, /, b)``)."""
+    if operator.startswith("core/ReplaceBinaryOperator_") and node.type == "operator" and \
+            node.parent is not None and node.parent.type in ("parameters", "lambdef"):
+        return True
+    return _in_annotation(node)
 
 
 def mutate_source(source: str, mutant: Mutant) -> str | None:

@@ -19,18 +19,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from verify.cli import EXIT_MISMATCH, EXIT_OK, UsageError, _console, _Parser, _stdout_to_stderr, _write_json
-from verify.mutation import (
-    DEFAULT_EXCLUDE,
-    DEFAULT_OPERATORS,
-    DEFAULT_PATHS,
-    DEFAULT_PRELOAD,
-    DEFAULT_TESTS,
-    GROUPS,
-    MutationError,
-    Options,
-    run_session,
-    survivor_stub,
-)
 
 
 def teeth_arguments(argv: Sequence[str]) -> tuple[list[str], str | None] | None:
@@ -50,6 +38,8 @@ def teeth_arguments(argv: Sequence[str]) -> tuple[list[str], str | None] | None:
 
 
 def build_teeth_parser() -> argparse.ArgumentParser:
+    from verify.mutation import DEFAULT_EXCLUDE, DEFAULT_OPERATORS, DEFAULT_PATHS, DEFAULT_TESTS, GROUPS
+
     p = _Parser(prog="verify bench teeth",
                 description="Mutation testing with cosmic-ray: mutate the engines (numerics/) and the claim modules "
                             "(theorems/), run for each mutant only the tests and claims that execute the mutated "
@@ -95,6 +85,8 @@ def build_teeth_parser() -> argparse.ArgumentParser:
 
 
 def cmd_teeth(argv: Sequence[str], store: str | None = None) -> int:
+    from verify.mutation import DEFAULT_PRELOAD, MutationError, Options, run_session
+
     args = build_teeth_parser().parse_args(list(argv))
     store = args.store or store or os.environ.get("IBVERIFY_STORE")
     root = Path(args.root)
@@ -184,5 +176,7 @@ def survivor_lines(entry: dict[str, Any], stub: bool = False) -> list[str]:
     lines += [f"    - {line}" for line in entry.get("original", "").splitlines()]
     lines += [f"    + {line}" for line in entry.get("mutated", "").splitlines()]
     if stub:
+        from verify.mutation import survivor_stub
+
         lines += ["", *survivor_stub(entry).splitlines(), ""]
     return lines
