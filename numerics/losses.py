@@ -167,6 +167,8 @@ class Objective:
     mean: bool = False
 
     def __post_init__(self) -> None:
+        if _GENERIC_ONLY:  # built inside numerics.compiled_fields.generic_only(): the generic backend for good
+            object.__setattr__(self, "_compiled_field", None)
         if self.loss != "square":
             margin_loss(self.loss)
             if self.model.d_out != 1:

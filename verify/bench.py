@@ -16,6 +16,8 @@ at ``--size tiny`` only, to prove that they work and that baseline and ibverify 
   loss, η = 5e-4): the numpy reference one run at a time against the compiled kernel (the runs of a network batched),
   on the same runs, with wall and CPU time and the largest difference of their iterates and losses at the
   checkpoints; and the kernel on the claim's whole workload (36 runs at that size's steps; 2·10⁶ at paper size).
+* ``flow-fields``: compiled flow fields (:mod:`numerics.compiled_fields`) against the generic backend, per field
+  evaluation and per margin claim, CPU and wall time, same verdicts (:mod:`verify.flow_bench`).
 * ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall time): every
   claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
 """
@@ -365,9 +367,15 @@ def bench_suite_quick(size: Size, repeat: int = 1, device: str | None = None) ->
          "runner_wall_seconds": run["provenance"]["wall_seconds"]}, (load, os.getloadavg()[0]))
 
 
+def bench_flow_fields(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
+    from verify.flow_bench import bench_flow_fields as bench
+
+    return bench(size, repeat, device)
+
+
 BENCHMARKS: dict[str, Callable[[Size, int, str | None], BenchResult]] = {  # (size, repeat, device)
     "fig1": bench_fig1, "gf-long": bench_gf_long, "threads": bench_threads, "tensor-descent": bench_tensor_descent,
-    "suite-quick": bench_suite_quick}
+    "flow-fields": bench_flow_fields, "suite-quick": bench_suite_quick}
 
 
 def cpu_name() -> str:
@@ -417,6 +425,7 @@ def statistics_lines(report: dict[str, Any]) -> list[str]:
     """One line per benchmark: what both sides computed, how they agree, and the load while timing."""
     lines = []
     for r in report["results"]:
-        figures = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["statistics"].items())
+        figures = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["statistics"].items()
+                            if not isinstance(v, dict))  # nested tables: in the JSON only
         lines.append(f"{r['name']}: {figures}; load {r['load_average'][0]:.1f} → {r['load_average'][1]:.1f}")
     return lines
