@@ -26,6 +26,9 @@ One call computes, for θ (float64):
   log_scale − log L(θ) when ``normalize`` (−∇L/L: the loss clock), as :meth:`~numerics.losses.Objective.descent`;
 * on request ∂q/∂θ, ∇ log L and ∂d/∂θ.
 
+Compiling costs seconds per layer structure (1–8 s on a busy core for the margin claims' networks; ``tangents``
+only where a Jacobian is asked for), once per machine: the disk cache serves every later process in ~10 ms.
+
 :meth:`numerics.losses.Objective` uses it automatically for one float64 vector θ (numpy inputs, a supported model
 and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian to implicit solvers, and
 :func:`numerics.kkt.local_search` takes margins and their Jacobian from it. Everything else (mpmath, sympy,
@@ -49,6 +52,7 @@ from numerics.compiled_descent import MAX_PRODUCTS, _sum, load_generated
 from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
 from numerics.networks import Network
 
+MAX_PARAMETERS = 100  # beyond this a network is not small: its compile time (tens of seconds) outweighs the gain
 GRADIENT, MARGIN_JACOBIAN, DESCENT_JACOBIAN = 1, 2, 4
 """Bits of ``want``: the descent direction d; ∂q/∂θ and ∇ log L; ∂d/∂θ (implies the other two)."""
 
@@ -83,7 +87,8 @@ class FieldArchitecture:
 
 def field_architecture(objective: Objective) -> FieldArchitecture | None:
     """The architecture of ``objective`` if a compiled field can run it (a :class:`~numerics.networks.Network` with
-    one output whose layers pick single parameters, the exponential or logistic loss, real float data), else None."""
+    one output whose layers pick single parameters, at most :data:`MAX_PARAMETERS` of them, the exponential or
+    logistic loss, real float data), else None."""
     model = objective.model
     if not isinstance(model, Network) or not objective.is_margin or model.d_out != 1:
         return None
@@ -107,7 +112,8 @@ def field_architecture(objective: Objective) -> FieldArchitecture | None:
         maps.append(tuple(tuple(int(k) for k in row) for row in index))
         offset += layer.n_params
     arch = FieldArchitecture(tuple(maps), model.activation in ("relu", "leaky_relu"))
-    return arch if arch.n_params == model.n_params and arch.products <= MAX_PRODUCTS else None
+    small = arch.n_params <= MAX_PARAMETERS and arch.products <= MAX_PRODUCTS
+    return arch if arch.n_params == model.n_params and small else None
 
 
 # -- code generation ---------------------------------------------------------------------------------------------
@@ -116,40 +122,71 @@ def _input(layer: int, j: int) -> tuple[str, str | None]:
     return (f"x{j}", None) if layer == 0 else (f"h{layer - 1}_{j}", f"Dh{layer - 1}_{j}")
 
 
-def _forward(arch: FieldArchitecture, tangent: bool, store: bool) -> list[str]:
-    """One sample's forward pass (x0, x1, ... loaded): pre-activations z, slopes S, hidden outputs h = z·S and the
-    output z{L-1}_0; with ``tangent`` also Dz, Dh along Dt; with ``store`` the hidden pre-activations go to buf."""
-    lines, L, first = [], len(arch.maps), 0
+def _units(arch: FieldArchitecture) -> dict[tuple[int, int], int]:
+    """Column of each hidden unit (layer, i) in the per-sample scratch arrays."""
+    widths = arch.widths[1:-1]
+    return {(layer, i): sum(widths[:layer]) + i for layer, width in enumerate(widths) for i in range(width)}
+
+
+_WORK = {"h": 0, "S": 1, "e": 2, "Dh": 3}  # blocks of H columns of ``work``, one row per sample; then lv, lw, q
+
+
+def _slot(arch: FieldArchitecture, name: str, u: int) -> str:
+    """Where sample s keeps hidden value ``name`` of unit u."""
+    return f"work[s, {_WORK[name] * arch.hidden + u}]"
+
+
+def _loads(arch: FieldArchitecture, names: tuple[str, ...]) -> list[str]:
+    """Sample s's kept hidden values h, S, Dh, e, as named."""
+    return [f"{name}{layer}_{i} = {_slot(arch, name, u)}" for (layer, i), u in _units(arch).items() for name in names
+            if name != "S" or arch.kinked]
+
+
+def _forward(arch: FieldArchitecture, store: bool) -> list[str]:
+    """One sample's forward pass (x0, x1, ... loaded): pre-activations z, slopes S, hidden outputs h = z·S (stored
+    to HS, SS with ``store``, and the pre-activations to buf) and the output z{L-1}_0."""
+    lines, L, units = [], len(arch.maps), _units(arch)
     for layer, rows in enumerate(arch.maps):
         for i, row in enumerate(rows):
-            entries = [(j, k - 1) for j, k in enumerate(row) if k]
-            terms = [f"{_input(layer, j)[0]} * t{k}" for j, k in entries]
+            terms = [f"{_input(layer, j)[0]} * t{k - 1}" for j, k in enumerate(row) if k]
             lines.append(f"z{layer}_{i} = {_sum(terms) if terms else '0.0'}")
-            if tangent:
-                parts = []
-                for j, k in entries:
-                    value, slope = _input(layer, j)
-                    parts += ([f"{slope} * t{k}"] if slope else []) + [f"{value} * Dt{k}"]
-                lines.append(f"Dz{layer}_{i} = {_sum(parts) if parts else '0.0'}")
             if layer == L - 1:
                 continue
-            if store:
-                lines.append(f"buf[PRE + n * {first} + s * {len(rows)} + {i}] = z{layer}_{i}")
+            u = units[layer, i]
             if arch.kinked:
                 lines += [f"S{layer}_{i} = SP if z{layer}_{i} > 0.0 else (SZ if z{layer}_{i} == 0.0 else SN)",
                           f"h{layer}_{i} = z{layer}_{i} * S{layer}_{i}"]
-                lines += [f"Dh{layer}_{i} = Dz{layer}_{i} * S{layer}_{i}"] if tangent else []
             else:
                 lines.append(f"h{layer}_{i} = z{layer}_{i}")
-                lines += [f"Dh{layer}_{i} = Dz{layer}_{i}"] if tangent else []
-        first += len(rows) if layer < L - 1 else 0
+            if store:
+                lines += [f"buf[PRE + n * {u - i} + s * {len(rows)} + {i}] = z{layer}_{i}",
+                          f"{_slot(arch, 'h', u)} = h{layer}_{i}"]
+                lines += [f"{_slot(arch, 'S', u)} = S{layer}_{i}"] if arch.kinked else []
     return lines
 
 
-def _backward(arch: FieldArchitecture, primal: bool, tangent: bool) -> list[str]:
-    """One sample's backward pass from e{L-1}_0 (and De{L-1}_0): accumulate g_k (``primal``) and/or Dg_k
-    (``tangent``) and propagate e (and De) down the layers: e_{l-1} = (e_l W_l)·S."""
-    lines = []
+def _forward_tangent(arch: FieldArchitecture) -> list[str]:
+    """Tangents Dz, Dh of one sample's forward pass along Dt (h and S loaded), Dh stored to DH."""
+    lines, L, units = _loads(arch, ("h", "S")), len(arch.maps), _units(arch)
+    for layer, rows in enumerate(arch.maps):
+        for i, row in enumerate(rows):
+            parts = []
+            for j, k in enumerate(row):
+                if k:
+                    value, slope = _input(layer, j)
+                    parts += ([f"{slope} * t{k - 1}"] if slope else []) + [f"{value} * Dt{k - 1}"]
+            lines.append(f"Dz{layer}_{i} = {_sum(parts) if parts else '0.0'}")
+            if layer < L - 1:
+                lines += [f"Dh{layer}_{i} = Dz{layer}_{i}" + (f" * S{layer}_{i}" if arch.kinked else ""),
+                          f"{_slot(arch, 'Dh', units[layer, i])} = Dh{layer}_{i}"]
+    return lines
+
+
+def _backward(arch: FieldArchitecture, tangent: bool) -> list[str]:
+    """One sample's backward pass from e{L-1}_0: e_{l-1} = (e_l W_l)·S, accumulating g_k and storing e to ES; with
+    ``tangent`` its tangent from De{L-1}_0 (h, S, Dh, e loaded), accumulating Dg_k."""
+    lines = _loads(arch, ("h", "S", "Dh", "e") if tangent else ("h", "S"))
+    units = _units(arch)
     for layer in range(len(arch.maps) - 1, -1, -1):
         rows = arch.maps[layer]
         for i, row in enumerate(rows):
@@ -157,92 +194,100 @@ def _backward(arch: FieldArchitecture, primal: bool, tangent: bool) -> list[str]
                 if not k:
                     continue
                 value, slope = _input(layer, j)
-                if primal:
-                    lines.append(f"g{k - 1} = g{k - 1} + e{layer}_{i} * {value}")
                 if tangent:
                     parts = [f"De{layer}_{i} * {value}"] + ([f"e{layer}_{i} * {slope}"] if slope else [])
                     lines.append(f"Dg{k - 1} = Dg{k - 1} + ({_sum(parts)})")
+                else:
+                    lines.append(f"g{k - 1} = g{k - 1} + e{layer}_{i} * {value}")
         if layer == 0:
             continue
         for j in range(len(rows[0])):
             entries = [(i, row[j] - 1) for i, row in enumerate(rows) if row[j]]
             scale = f" * S{layer - 1}_{j}" if arch.kinked else ""
-            back = _sum([f"e{layer}_{i} * t{k}" for i, k in entries]) if entries else "0.0"
-            lines.append(f"e{layer - 1}_{j} = ({back}){scale}")
             if tangent:
                 parts = [f"De{layer}_{i} * t{k} + e{layer}_{i} * Dt{k}" for i, k in entries]
                 lines.append(f"De{layer - 1}_{j} = ({_sum(parts) if parts else '0.0'}){scale}")
+            else:
+                back = _sum([f"e{layer}_{i} * t{k}" for i, k in entries]) if entries else "0.0"
+                kept = _slot(arch, "e", units[layer - 1, j])
+                lines += [f"e{layer - 1}_{j} = ({back}){scale}", f"{kept} = e{layer - 1}_{j}"]
     return lines
 
 
 def field_source(arch: FieldArchitecture) -> str:
-    """Python source of ``field(theta, X, Y, consts, log_scale, normalize, want, buf)`` (readable, for inspection).
+    """Python source of ``field(theta, X, Y, consts, log_scale, normalize, want, buf, work)`` and ``tangents(...)``,
+    same arguments (readable, for inspection): ``field`` first, then ``tangents`` where derivatives are asked for
+    (numba compiles each on its first call, so flows that never need a Jacobian never compile ``tangents``).
 
     ``consts`` = (logistic, c, mean, σ' for z > 0, σ'(0), σ' for z < 0), c = log of the mean's 1/n (else 0).
     ``buf`` receives log L, L, q (n), the hidden pre-activations (n·H), d (P), ∂q/∂θ (n × P), ∇ log L (P) and
-    ∂d/∂θ (P × P), as far as ``want`` asks."""
+    ∂d/∂θ (P × P), as far as ``want`` asks; ``work`` (n × (4H + 3)) keeps each sample's hidden values, deltas and
+    losses between the passes. Each pass is written once: forward (hidden values kept), backward (deltas kept), and
+    the tangents of both, looped over the parameter directions."""
     P, H, L = arch.n_params, arch.hidden, len(arch.maps)
-    out = f"z{L - 1}_0"
+    out, losses = f"z{L - 1}_0", 4 * H
+    lv, lw, qv = (f"work[s, {losses + k}]" for k in range(3))
     load_x = [f"x{j} = X[s, {j}]" for j in range(arch.widths[0])]
 
     def block(lines: list[str], depth: int) -> list[str]:
         return ["    " * depth + line for line in lines]
 
-    body = ["n = X.shape[0]",
+    head = ["n = X.shape[0]",
             "LOGISTIC = consts[0] != 0.0", "C = consts[1]", "MEAN = consts[2] != 0.0",
             "SP = consts[3]", "SZ = consts[4]", "SN = consts[5]",
             "PRE = 2 + n", f"D = PRE + n * {H}", f"DQ = D + {P}", f"DL = DQ + n * {P}", f"DD = DL + {P}"]
-    body += [f"t{k} = theta[{k}]" for k in range(P)]
-    body += ["lv = np.empty(n)", "lw = np.empty(n)", "qv = np.empty(n)", "total = 0.0", "top = -math.inf",
-             "for s in range(n):"]
-    body += block(load_x + _forward(arch, False, True) + [
-        f"q = Y[s] * {out}", "qv[s] = q", "buf[2 + s] = q",
+    head += [f"t{k} = theta[{k}]" for k in range(P)]
+    body = head + ["total = 0.0", "top = -math.inf", "for s in range(n):"]
+    body += block(load_x + _forward(arch, True) + [
+        f"q = Y[s] * {out}", f"{qv} = q", "buf[2 + s] = q",
         "if LOGISTIC:",
-        "    lv[s] = logistic_log_value(q)", "    lw[s] = -logaddexp0(q)", "    total += logaddexp0(-q)",
+        f"    {lv} = logistic_log_value(q)", f"    {lw} = -logaddexp0(q)", "    total += logaddexp0(-q)",
         "else:",
-        "    lv[s] = -q", "    lw[s] = -q", "    total += math.exp(-q)",
-        "if lv[s] > top:", "    top = lv[s]"], 1)
+        f"    {lv} = -q", f"    {lw} = -q", "    total += math.exp(-q)",
+        f"if {lv} > top:", f"    top = {lv}"], 1)
     body += ["# log Σ e^lv as scipy.special.logsumexp: the maxima counted apart, log1p of the rest",
              "count = 0.0", "rest = 0.0", "direct = 0.0",
              "for s in range(n):",
-             "    direct += math.exp(lv[s])",
-             "    if lv[s] == top:", "        count += 1.0",
-             "    else:", "        rest += math.exp(lv[s] - top)",
+             f"    direct += math.exp({lv})",
+             f"    if {lv} == top:", "        count += 1.0",
+             "    else:", f"        rest += math.exp({lv} - top)",
              "if rest != 0.0:", "    rest = rest / count",
              "lse = math.log1p(rest) + math.log(count) + top",
              "if not math.isfinite(lse):", "    lse = math.log(direct)",
              "logL = lse + C", "buf[0] = logL", "buf[1] = total / n if MEAN else total",
-             "SH = log_scale - logL if normalize else log_scale"]
-    weight = ["w = math.exp((lw[s] + C) + SH) * Y[s]", f"e{L - 1}_0 = w"]
-    body += ["if want & 1:"]
+             "SH = log_scale - logL if normalize else log_scale",
+             "if want & 5:"]  # the deltas: for d, and kept for its Jacobian
     body += block([f"g{k} = 0.0" for k in range(P)] + ["for s in range(n):"], 1)
-    body += block(load_x + _forward(arch, False, False) + weight + _backward(arch, True, False), 2)
+    body += block(load_x + [f"e{L - 1}_0 = math.exp(({lw} + C) + SH) * Y[s]"] + _backward(arch, False), 2)
     body += block([f"buf[D + {k}] = g{k}" for k in range(P)], 1)
-    body += ["if want & 6:", "    for m in range(P):"]
-    tangents = [f"Dt{k} = 1.0 if m == {k} else 0.0" for k in range(P)] + ["dl = 0.0", "for s in range(n):"]
-    tangents += block(load_x + _forward(arch, True, False) + [
+
+    tangents = head + ["logL = buf[0]", "lse = logL - C", "SH = log_scale - logL if normalize else log_scale",
+                       f"for m in range({P}):"]
+    loop = [f"Dt{k} = 1.0 if m == {k} else 0.0" for k in range(P)] + ["dl = 0.0", "for s in range(n):"]
+    loop += block(load_x + _forward_tangent(arch) + [
         f"dq = Y[s] * D{out}", f"buf[DQ + s * {P} + m] = dq",
-        "dlv = -math.exp(lw[s] - lv[s]) * dq if LOGISTIC else -dq",
-        "dl += math.exp(lv[s] - lse) * dlv"], 1)
-    tangents += ["buf[DL + m] = dl", "if want & 4:"]
+        f"dlv = -math.exp({lw} - {lv}) * dq if LOGISTIC else -dq",
+        f"dl += math.exp({lv} - lse) * dlv"], 1)
+    loop += ["buf[DL + m] = dl", "if want & 4:"]
     jacobian = [f"Dg{k} = 0.0" for k in range(P)] + ["for s in range(n):"]
-    jacobian += block(load_x + _forward(arch, True, False) + [
+    jacobian += block(load_x + [
         f"dq = buf[DQ + s * {P} + m]",
-        "dlw = -math.exp(qv[s] + lw[s]) * dq if LOGISTIC else -dq"] + weight + [
-        f"De{L - 1}_0 = w * (dlw - dl) if normalize else w * dlw"] + _backward(arch, False, True), 1)
+        f"dlw = -math.exp({qv} + {lw}) * dq if LOGISTIC else -dq",
+        f"w = math.exp(({lw} + C) + SH) * Y[s]", f"e{L - 1}_0 = w",
+        f"De{L - 1}_0 = w * (dlw - dl) if normalize else w * dlw"] + _backward(arch, True), 1)
     jacobian += [f"buf[DD + {k * P} + m] = Dg{k}" for k in range(P)]
-    tangents += block(jacobian, 1)
-    body += block(tangents, 2)
-    body = [line.replace("range(P)", f"range({P})") for line in body]
-    return "def field(theta, X, Y, consts, log_scale, normalize, want, buf):\n" + \
-        "\n".join("    " + line for line in body) + "\n"
+    loop += block(jacobian, 1)
+    tangents += block(loop, 1)
+    signature = "(theta, X, Y, consts, log_scale, normalize, want, buf, work):\n"
+    return "def field" + signature + "\n".join("    " + line for line in body) + "\n\n\n" + \
+        "@numba.njit(nogil=True, error_model=\"numpy\", cache=True)\ndef tangents" + signature + \
+        "\n".join("    " + line for line in tangents) + "\n"
 
 
 _MODULE_TEMPLATE = '''"""Generated by numerics.compiled_fields for {arch}; do not edit."""
 import math
 
 import numba
-import numpy as np
 
 
 @numba.njit(inline="always", cache=True)
@@ -275,7 +320,7 @@ _LOCK = threading.Lock()
 
 @lru_cache(maxsize=None)
 def _field_kernel(arch: FieldArchitecture):
-    return load_generated(_MODULE_TEMPLATE.format(arch=arch, kernel=field_source(arch)), "ff_").field
+    return load_generated(_MODULE_TEMPLATE.format(arch=arch, kernel=field_source(arch)), "ff_")
 
 
 # -- the field object --------------------------------------------------------------------------------------------
@@ -319,7 +364,7 @@ class CompiledField:
         self._sizes = [d + P if want & GRADIENT else d for want in range(8)]  # buf's length for each want
         self._sizes = [self._dd + P * P if want & DESCENT_JACOBIAN else self._dd if want & MARGIN_JACOBIAN else size
                        for want, size in enumerate(self._sizes)]
-        self._shape = (P,)
+        self._shape, self._work = (P,), (n, 4 * arch.hidden + 3)
 
     def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
                  want: int = GRADIENT) -> FieldEvaluation:
@@ -332,7 +377,11 @@ class CompiledField:
             theta = np.ascontiguousarray(theta, dtype=np.float64)
         if theta.shape != self._shape:
             raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
-        self._kernel(theta, self.X, self.Y, self._consts, float(log_scale), bool(normalize), int(want), buf)
+        work = np.empty(self._work)
+        args = (theta, self.X, self.Y, self._consts, float(log_scale), bool(normalize), int(want), buf, work)
+        self._kernel.field(*args)
+        if want & (MARGIN_JACOBIAN | DESCENT_JACOBIAN):
+            self._kernel.tangents(*args)
         P, d, dq, dl, dd = self.n_params, self._d, self._dq, self._dl, self._dd
         return FieldEvaluation(
             float(buf[0]), float(buf[1]), buf[self._slices[0]], buf[self._slices[1]],
