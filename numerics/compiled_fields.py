@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -365,6 +365,9 @@ class CompiledField:
         self._sizes = [self._dd + P * P if want & DESCENT_JACOBIAN else self._dd if want & MARGIN_JACOBIAN else size
                        for want, size in enumerate(self._sizes)]
         self._shape, self._work = (P,), (n, 4 * arch.hidden + 3)
+
+    def __reduce__(self) -> tuple[Any, tuple[Objective, FieldArchitecture]]:
+        return CompiledField, (self.objective, self.arch)  # the kernel is loaded again where it is unpickled
 
     def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
                  want: int = GRADIENT) -> FieldEvaluation:

@@ -178,6 +178,12 @@ class Objective:
     def is_margin(self) -> bool:
         return self.loss != "square"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its compiled field (a process that unpickles it loads its own from the disk cache)."""
+        state = dict(self.__dict__)
+        state.pop("_compiled_field", None)
+        return state
+
     def compiled(self, theta: Any = None) -> Any:
         """The compiled float64 field (:class:`numerics.compiled_fields.CompiledField`) that serves θ, or None where
         the generic backend does: θ not one float64 numpy vector (mpmath, sympy, intervals, torch, a batch of

@@ -9,6 +9,7 @@ algebraic fields."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -194,6 +195,15 @@ def test_which_inputs_take_the_compiled_path() -> None:
     assert shared.maps[0] == ((1, 2, 0, 0), (0, 0, 1, 2))  # one filter, both patches
     kinked = dataclasses.replace(NETWORKS["diagonal depth 3"][0], activation="relu")
     assert field_architecture(Objective(kinked, *rng_data(0, 4, 3), "logistic")).kinked
+
+
+def test_objectives_and_fields_pickle() -> None:
+    obj = objective("2-patch convolution", "logistic")
+    theta = np.linspace(-1.0, 1.0, obj.model.n_params)
+    field = obj.compiled()
+    copy = pickle.loads(pickle.dumps(obj))  # sweeps send objectives to worker processes
+    assert "_compiled_field" not in copy.__dict__ and copy.log_value(theta) == obj.log_value(theta)
+    assert pickle.loads(pickle.dumps(field)).log_value(theta) == field.log_value(theta)
 
 
 def test_exact_fields_are_built_once_and_equal_sympys() -> None:
