@@ -167,18 +167,34 @@ def _sum(terms: list[str]) -> str:
     return " + ".join(terms)
 
 
+def step_lines(arch: Architecture | TensorArchitecture) -> list[str]:
+    """The per-run update as straight-line statements, shared by every target (this CPU kernel and the CUDA kernel
+    of :mod:`numerics.cuda_descent`): from the weights ``t0, t1, ...`` and the data ``x{s}_{j}``, ``y{s}_{i}`` to
+    the gradient-like ``g0, g1, ...`` whose :func:`descent_expression` is the descent direction."""
+    return _dense_step(arch) if isinstance(arch, Architecture) else _tensor_step(arch)
+
+
+def descent_expression(arch: Architecture | TensorArchitecture, k: int) -> str:
+    """Component k of the descent direction: −∇L = −(vjp/n) for a mean square loss, −vjp for a sum; for a margin
+    loss ``g{k}`` is already the vjp of G = e^{log weight}·y."""
+    if arch.loss != "square":
+        return f"g{k}"
+    return f"-(g{k} / {arch.samples}.0)" if arch.mean else f"-g{k}"
+
+
+def data_shape(arch: Architecture | TensorArchitecture) -> tuple[int, int]:
+    """(d_in, d_out): the columns of X and of Y as the kernels read them."""
+    return (arch.widths[0], arch.widths[-1]) if isinstance(arch, Architecture) else (arch.d_in, 1)
+
+
 def kernel_source(arch: Architecture | TensorArchitecture) -> str:
     """Python source of ``kernel(theta, steps, eta, X, Y)`` for one architecture (readable, for inspection)."""
     n = arch.samples
-    d_in, d_out = (arch.widths[0], arch.widths[-1]) if isinstance(arch, Architecture) else (arch.d_in, 1)
+    d_in, d_out = data_shape(arch)
     body = [f"t{k} = theta[{k}, r]" for k in range(arch.offsets[-1])]
-    body += _dense_step(arch) if isinstance(arch, Architecture) else _tensor_step(arch)
-    for k in range(arch.offsets[-1]):  # θ + η·descent, descent = −∇L (square: −(vjp/n) for a mean) or vjp(G)
-        if arch.loss != "square":
-            descent = f"g{k}"
-        else:
-            descent = f"-(g{k} / {n}.0)" if arch.mean else f"-g{k}"
-        body.append(f"theta[{k}, r] = t{k} + eta[r] * ({descent})")
+    body += step_lines(arch)
+    for k in range(arch.offsets[-1]):  # θ + η·descent
+        body.append(f"theta[{k}, r] = t{k} + eta[r] * ({descent_expression(arch, k)})")
 
     header = ["def kernel(theta, steps, eta, X, Y):"]
     header += [f"    x{s}_{j} = X[{s}, {j}]" for s in range(n) for j in range(d_in)]
