@@ -142,10 +142,11 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
     positive = np.all(run.margins > 0, axis=1)
     started = int(np.argmax(positive)) if positive.any() else len(t)
     gaps = run.series(lambda s: s.rank_one_gap)[positive_time]
-    bounds = constant(run.initial_layers)[None, :] / norms[positive_time] ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # a flow stuck at the saddle W = 0 (a control) underflows
+        bounds = constant(run.initial_layers)[None, :] / norms[positive_time] ** 2  # to 0/0: nan, not an error
+        product = np.array([1.0 - abs(float(s.w_prod @ vector(s))) / np.prod(s.frobenius)
+                            for s in run.states[positive_time]])
     adjacent = (1.0 - run.series(alignment) if len(run.initial_layers) > 1 else np.zeros((len(t), 1)))[positive_time]
-    product = np.array([1.0 - abs(float(s.w_prod @ vector(s))) / float(np.prod(s.frobenius))
-                        for s in run.states[positive_time]])
     w_norms = np.array([float(np.linalg.norm(s.w_prod)) for s in run.states[positive_time]])
     after = after[positive_time]
     tail = final_decades(t)[positive_time]
