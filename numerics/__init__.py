@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-MODULES = ("backend", "cache", "certificates", "compiled_descent", "compiled_fields", "convex", "descent", "exact",
-           "flows", "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics", "min_norm", "networks",
-           "newton", "sweeps", "symbolic", "tensor_network", "trends", "univariate")
+MODULES = ("backend", "cache", "certificates", "compiled_descent", "compiled_fields", "convex", "cuda_descent",
+           "descent", "exact", "flows", "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics",
+           "min_norm", "networks", "newton", "sweeps", "symbolic", "tensor_network", "trends", "univariate")
 
 _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps it equal to numerics.reference.exports()
     "diag_embed": "backend", "einsum": "backend", "is_torch": "backend", "positive": "backend",
@@ -29,6 +29,10 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "compiled_field": "compiled_fields", "field_architecture": "compiled_fields", "field_source": "compiled_fields",
     "generic_only": "compiled_fields",
     "TensorArchitecture": "compiled_descent",
+    "data_shape": "compiled_descent", "descent_expression": "compiled_descent", "step_lines": "compiled_descent",
+    "Availability": "cuda_descent", "cuda_kernel_ptx": "cuda_descent", "cuda_kernel_source": "cuda_descent",
+    "cuda_module_source": "cuda_descent", "cuda_stepper": "cuda_descent", "rounded": "cuda_descent",
+    "simulator_enabled": "cuda_descent",
     "Certificate": "convex", "ConvexProblem": "convex", "ConvexReference": "convex", "CrossCheck": "convex",
     "GroupNormReference": "convex", "complex_l1_blocks": "convex", "group_norm_problem": "convex",
     "max_margin": "convex", "min_norm_interpolation": "convex",
@@ -36,6 +40,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "batched_gradient_descent": "descent", "checkpoint_steps": "descent", "default_device": "descent",
     "log_steps": "descent",
     "gradient_descent": "descent", "max_layer_norm": "descent", "resolve_engine": "descent",
+    "kernel_device": "descent", "kernel_seconds": "descent",
     "NotAlgebraicError": "exact", "canonical": "exact", "dot": "exact", "independent_rows": "exact",
     "matvec": "exact", "nearest_solution": "exact", "nullspace": "exact", "rationalize": "exact", "sign": "exact",
     "to_exact": "exact", "to_exact_number": "exact",
@@ -67,6 +72,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "NewtonResult": "newton", "damped_newton": "newton",
     "DescentChunk": "sweeps", "Sweep": "sweeps", "chunk_seed": "sweeps", "concatenate": "sweeps",
     "default_workers": "sweeps", "descend": "sweeps", "descent_sweep": "sweeps", "run_sweep": "sweeps",
+    "ProgressLines": "sweeps", "clopper_pearson": "sweeps", "runs_for_width": "sweeps",
     "SpotCheck": "symbolic", "ZeroTest": "symbolic", "certify_rational_positive": "symbolic",
     "generic_loss": "symbolic", "gradient_flow": "symbolic", "is_identically_zero": "symbolic",
     "lie_derivative": "symbolic", "network_patterns": "symbolic", "sign_patterns": "symbolic",

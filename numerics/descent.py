@@ -1,11 +1,14 @@
-"""Gradient descent θ_{t+1} = θ_t − η_t ∇L(θ_t): one run in numpy, or many runs at once in torch.
+"""Gradient descent θ_{t+1} = θ_t − η_t ∇L(θ_t): one run in numpy, or many runs at once.
 
 * :func:`gradient_descent` runs any :class:`~numerics.losses.Objective` with a constant step or a pluggable
   step-size rule (a callable, possibly with state, such as :class:`GrowingBallStep`).
 * :func:`batched_gradient_descent` runs many independent initializations of one :class:`~numerics.networks.Network`
-  on the same data, the run index being a batch axis: in float64 torch (CPU or CUDA), or for small fully-connected
-  networks and linear tensor networks in a kernel compiled for the architecture (:mod:`numerics.compiled_descent`,
-  CPU), the fast path for long runs of tiny networks. Both compute the same iterates up to rounding.
+  on the same data: in float64 torch (CPU or CUDA, the run index a batch axis), or for small fully-connected
+  networks and linear tensor networks in a kernel generated for the architecture, one run per SIMD lane on the CPU
+  (:mod:`numerics.compiled_descent`) or one run per thread on a GPU (:mod:`numerics.cuda_descent`), the fast path
+  for long runs of tiny networks; or run by run in the numpy reference. All compute the same iterates up to
+  rounding; the kernels and the reference compute each run alone, so a run's bits do not depend on its batch.
+  :func:`resolve_engine` picks the engine and, by a cost model (:func:`kernel_device`), the kernel's device.
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ class BatchedDescentRun:
     iterates: np.ndarray | None = None  # len(steps) × runs × n_params, when asked for (record_iterates=True)
 
 
-Engine = Literal["torch", "compiled", "auto"]
+Engine = Literal["torch", "compiled", "reference", "auto"]
 
 
 def checkpoint_steps(steps: int, record_every: int = 1, record_at: Sequence[int] | None = None) -> list[int]:
@@ -139,10 +142,15 @@ def log_steps(steps: int, count: int) -> list[int]:
 
 GPU_DRIVER_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg", "/dev/kfd")  # NVIDIA, WSL2, ROCm
 
+Device = Literal["auto", "cpu", "cuda"]
+Progress = Callable[[int], None]
+"""progress(run_steps): told as a descent advances, with the run-steps (runs × steps) just done."""
+
 
 def default_device() -> str:
-    """``cuda`` when torch sees a GPU, else ``cpu``. On Linux without any GPU driver the answer is ``cpu`` without
-    importing torch (seconds, most of a small claim's time)."""
+    """``cuda`` when torch sees a GPU, else ``cpu`` (torch's device; the compiled kernel's is chosen by cost,
+    :func:`kernel_device`). On Linux without any GPU driver the answer is ``cpu`` without importing torch (seconds,
+    most of a small claim's time)."""
     if "torch" not in sys.modules and sys.platform == "linux" and not any(map(os.path.exists, GPU_DRIVER_FILES)):
         return "cpu"
     import torch
@@ -150,66 +158,166 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def resolve_engine(objective: Objective, engine: Engine = "auto", device: str | None = None) -> tuple[str, str]:
-    """(engine, device) that :func:`batched_gradient_descent` will use.
+# -- the kernel's device, by cost ------------------------------------------------------------------------------------
+# Seconds ≈ fixed cost + work / rate. The CPU figure is measured (Fig. 1 at paper size, 288 runs × 3·10⁶ steps × 40
+# products in 3.25 s of one core of a 2-core AMD EPYC VM, docs/sweeps.md). The GPU figures are still TO BE MEASURED
+# on a GPU with this kernel (no GPU was lent to the task that wrote it); until then they are the H100 figures of a
+# hand-written per-run CUDA kernel of the same design (one thread per run, epochs inside, float64): 288 runs × 3·10⁶
+# epochs in 0.28 s (one thread's sequential rate: latency-bound), 10⁶ runs × 3·10⁶ epochs in 12.5 s (throughput).
+CPU_PRODUCTS_PER_SECOND = 1.0e10  # per core, the compiled kernel (runs as SIMD lanes)
+CPU_FIXED_SECONDS = 0.5  # loading the kernel from the disk cache
+GPU_SECONDS_PER_PRODUCT = 2.3e-9  # one thread, in sequence: 0.28 s / (3·10⁶ × 40)
+GPU_PRODUCTS_PER_SECOND = 9.6e12  # all threads: 10⁶ × 3·10⁶ × 40 / 12.5 s
+GPU_FIXED_SECONDS = 2.0  # CUDA context, kernel load (compiling: once, then numba's disk cache), transfers
 
-    ``auto``: the compiled kernel on the CPU where it supports the objective, else torch (on CUDA when available:
-    a GPU batches the runs; forked workers cannot use it, so one process drives it). A model that is not a
-    :class:`Network` (a linear tensor network) has only the compiled engine: its default device is the CPU.
+
+def kernel_seconds(products: int, runs: int, steps: int, device: str, cores: int = 1) -> float:
+    """Estimated seconds of ``runs`` × ``steps`` kernel updates of ``products`` multiplications each, on the CPU
+    (``cores`` threads) or the GPU: the cost model of :func:`kernel_device`."""
+    if device == "cpu":
+        return CPU_FIXED_SECONDS + products * runs * steps / (CPU_PRODUCTS_PER_SECOND * max(cores, 1))
+    return GPU_FIXED_SECONDS + steps * products * max(GPU_SECONDS_PER_PRODUCT, runs / GPU_PRODUCTS_PER_SECOND)
+
+
+def kernel_device(objective: Objective, runs: int | None, steps: int | None, cores: int = 1) -> str:
+    """Where ``auto`` runs the compiled kernel: ``cuda`` only where a GPU is present (never numba's simulator) and
+    :func:`kernel_seconds` says it is faster for this workload; ``cpu`` otherwise, and whenever the workload is
+    not known (``runs`` or ``steps`` None): a GPU is never chosen for a workload it would run slower."""
+    from numerics import compiled_descent
+
+    arch = compiled_descent.architecture(objective)
+    if arch is None or runs is None or steps is None or not _gpu_present():
+        return "cpu"
+    cpu = kernel_seconds(arch.products, runs, steps, "cpu", min(cores, max(1, runs // 8)))  # 8 runs: SIMD lanes
+    return "cuda" if kernel_seconds(arch.products, runs, steps, "cuda") < cpu else "cpu"
+
+
+def _gpu_present() -> bool:
+    if sys.platform == "linux" and not any(map(os.path.exists, GPU_DRIVER_FILES)):
+        return False  # without importing numba's CUDA target
+    from numerics.cuda_descent import availability
+
+    return availability().gpu
+
+
+def resolve_engine(objective: Objective, engine: Engine = "auto", device: str | None = None, *,
+                   runs: int | None = None, steps: int | None = None, cores: int = 1) -> tuple[str, str]:
+    """(engine, device) that :func:`batched_gradient_descent` will use for ``runs`` × ``steps`` updates.
+
+    ``device`` None or ``auto``: for an objective the compiled kernel covers, the kernel on the device
+    :func:`kernel_device` picks by cost (the CPU unless a GPU is present and faster for the workload); for any other
+    :class:`Network`, torch on CUDA when available (a GPU batches the runs; one process drives it), else on the CPU;
+    for other models, the CPU. ``engine`` ``auto``: the compiled kernel where it covers the objective and can run on
+    the device (on ``cuda``: numba's CUDA target finds a GPU, or runs its simulator), else torch. ``reference``:
+    the numpy reference, one run at a time (CPU).
     """
     from numerics import compiled_descent
 
-    if device is None:  # the compiled engine alone does not need torch (its import takes seconds)
-        device = "cpu" if engine == "compiled" or not isinstance(objective.model, Network) else default_device()
+    device = None if device == "auto" else device
+    covered = compiled_descent.supports(objective)
+    if engine == "reference":
+        device = device or "cpu"
+    elif device is None:
+        if engine in ("auto", "compiled") and covered:
+            device = kernel_device(objective, runs, steps, cores)
+        elif engine == "compiled" or not isinstance(objective.model, Network):
+            device = "cpu"
+        else:
+            device = default_device()
     if engine == "auto":
-        engine = "compiled" if device == "cpu" and compiled_descent.supports(objective) else "torch"
-    if engine not in ("torch", "compiled"):
-        raise ValueError(f"unknown engine {engine!r} (choose from torch, compiled, auto)")
-    if engine == "compiled" and device != "cpu":
-        raise ValueError("the compiled engine runs on the CPU")
+        on_device = device == "cpu" or (device == "cuda" and _cuda_kernel().ok)
+        engine = "compiled" if covered and on_device else "torch"
+    if engine not in ("torch", "compiled", "reference"):
+        raise ValueError(f"unknown engine {engine!r} (choose from torch, compiled, reference, auto)")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {device!r} (choose from cpu, cuda, auto)")
+    if engine == "reference" and device != "cpu":
+        raise ValueError("the reference engine runs on the CPU")
+    if engine == "compiled" and device == "cuda" and not _cuda_kernel().ok:
+        raise ValueError(f"the compiled engine cannot run on cuda here: {_cuda_kernel().detail}")
     return engine, device
+
+
+def _cuda_kernel():
+    from numerics.cuda_descent import availability
+
+    return availability()
 
 
 def batched_gradient_descent(objective: Objective, theta0: np.ndarray, steps: int,
                              step_size: float | np.ndarray, *, record_every: int = 1,
                              record_at: Sequence[int] | None = None, record_iterates: bool = False,
-                             device: str | None = None, engine: Engine = "torch") -> BatchedDescentRun:
+                             device: str | None = None, engine: Engine = "torch",
+                             progress: Progress | None = None) -> BatchedDescentRun:
     """Gradient descent from every row of ``theta0`` (runs × n_params) at once, in float64.
 
     ``objective`` gives the network, data and loss (a :class:`Network`, or for the compiled engine also a
     :class:`~numerics.tensor_network.LinearTensorNetwork`); ``step_size`` is one constant or one per run. The losses
     are recorded at steps 0, k, 2k, ... and at the last step, or at the steps ``record_at`` (e.g.
-    :func:`log_steps`); ``record_iterates`` keeps the iterates there too. ``device``
-    defaults to CUDA when available. ``engine``: ``torch`` (any network, CPU or CUDA), ``compiled`` (small
-    fully-connected networks and linear tensor networks, CPU; see :mod:`numerics.compiled_descent`) or ``auto``
-    (:func:`resolve_engine`).
+    :func:`log_steps`); ``record_iterates`` keeps the iterates there too. ``engine``: ``torch`` (any network, CPU
+    or CUDA; ``device`` defaults to CUDA when available), ``compiled`` (small fully-connected networks and linear
+    tensor networks: :mod:`numerics.compiled_descent` on the CPU, :mod:`numerics.cuda_descent` on a GPU, the same
+    update), ``reference`` (the numpy reference, :func:`gradient_descent`, run by run) or ``auto``
+    (:func:`resolve_engine`). The kernels and the reference compute each run on its own: a run's iterates do not
+    depend on the other rows. ``progress`` is told the run-steps done as the kernels advance.
     """
-    engine, device = resolve_engine(objective, engine, device)
+    runs = int(np.shape(theta0)[0])
+    engine, device = resolve_engine(objective, engine, device, runs=runs, steps=steps)
     if engine == "torch" and not isinstance(objective.model, Network):
         raise TypeError("batched torch descent needs a numerics.networks.Network (a small LinearTensorNetwork runs "
                         "in the compiled engine)")
     checkpoints = checkpoint_steps(steps, record_every, record_at)
     if engine == "compiled":
-        return _compiled_descent(objective, theta0, checkpoints, step_size, record_iterates)
+        return _compiled_descent(objective, theta0, checkpoints, step_size, record_iterates, device, progress)
+    if engine == "reference":
+        return _reference_descent(objective, theta0, checkpoints, step_size, record_iterates, progress)
     return _torch_descent(objective, theta0, checkpoints, step_size, device, record_iterates)
 
 
 def _compiled_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int],
-                      step_size: float | np.ndarray, record_iterates: bool) -> BatchedDescentRun:
-    from numerics.compiled_descent import compiled_stepper
+                      step_size: float | np.ndarray, record_iterates: bool, device: str = "cpu",
+                      progress: Progress | None = None) -> BatchedDescentRun:
+    if device == "cuda":
+        from numerics.cuda_descent import cuda_stepper
 
-    step = compiled_stepper(objective)
-    state = np.ascontiguousarray(np.asarray(theta0, dtype=float).T)  # parameters × runs: runs are the SIMD lanes
+        step = cuda_stepper(objective, progress)  # tells progress launch by launch
+    else:
+        from numerics.compiled_descent import compiled_stepper
+
+        step = compiled_stepper(objective)
+    # parameters × runs (runs: the SIMD lanes), always a copy: for one run θ0ᵀ is already C-ordered, and the
+    # kernels advance the state in place
+    state = np.array(np.asarray(theta0, dtype=float).T, order="C")
     eta = np.broadcast_to(np.asarray(step_size, dtype=float), state.shape[1])
     losses = [_values(objective, state.T)]
     iterates = [state.T.copy()] if record_iterates else None
     for previous, t in zip(checkpoints, checkpoints[1:]):
         step(state, t - previous, eta)
+        if progress is not None and device != "cuda":
+            progress((t - previous) * state.shape[1])
         losses.append(_values(objective, state.T))
         if iterates is not None:
             iterates.append(state.T.copy())
     return BatchedDescentRun(np.array(checkpoints), np.array(losses), state.T.copy(),
                              None if iterates is None else np.array(iterates))
+
+
+def _reference_descent(objective: Objective, theta0: np.ndarray, checkpoints: list[int],
+                       step_size: float | np.ndarray, record_iterates: bool,
+                       progress: Progress | None = None) -> BatchedDescentRun:
+    """:func:`gradient_descent` from every row, recorded at the same checkpoints."""
+    theta0 = np.asarray(theta0, dtype=float)
+    etas = np.broadcast_to(np.asarray(step_size, dtype=float), len(theta0))
+    runs = []
+    for theta, eta in zip(theta0, etas):
+        runs.append(gradient_descent(objective, theta, checkpoints[-1], float(eta), record_at=checkpoints))
+        if progress is not None:
+            progress(checkpoints[-1])
+    iterates = np.array([run.theta for run in runs]).transpose(1, 0, 2) if runs else \
+        np.empty((len(checkpoints), 0, theta0.shape[1]))
+    losses = np.array([run.loss for run in runs]).T if runs else np.empty((len(checkpoints), 0))
+    return BatchedDescentRun(np.array(checkpoints), losses, iterates[-1].copy(),
+                             iterates if record_iterates else None)
 
 
 def _values(objective: Objective, thetas: np.ndarray) -> np.ndarray:

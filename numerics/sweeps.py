@@ -20,14 +20,24 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
-from numerics.descent import BatchedDescentRun, Engine, batched_gradient_descent, checkpoint_steps, resolve_engine
+from numerics.descent import (
+    BatchedDescentRun,
+    Engine,
+    Progress,
+    batched_gradient_descent,
+    checkpoint_steps,
+    resolve_engine,
+)
 from numerics.losses import Objective
 
 ChunkResult = dict[str, np.ndarray]
@@ -115,6 +125,10 @@ def _on_dask(sweep: Sweep, seeds: list[int], scheduler: str) -> list[ChunkResult
 
 
 # -- gradient descent from given starts ------------------------------------------------------------------------
+CUDA_CHUNK_RUNS = 1 << 22  # runs per chunk of a GPU sweep (4·10⁶: a few hundred MB of state for the largest
+# networks the kernel takes); the chunks run one after the other in this process, which drives the GPU
+
+
 @dataclass(frozen=True)
 class DescentChunk:
     """One chunk of a descent sweep: the objective, its rows of θ0, the steps and the engine."""
@@ -126,38 +140,101 @@ class DescentChunk:
     record_every: int
     engine: str  # resolved by the submitting process, so that every worker computes the same way
     device: str
+    progress: Progress | None = None  # in this process or its threads only (a progress report does not pickle)
 
 
 def descend(chunk: DescentChunk, seed: int) -> ChunkResult:
     """One chunk of :func:`descent_sweep` (the starts are given: the seed is not needed)."""
     run = batched_gradient_descent(chunk.objective, chunk.theta0, chunk.steps, chunk.step_size,
-                                   record_every=chunk.record_every, device=chunk.device, engine=chunk.engine)
+                                   record_every=chunk.record_every, device=chunk.device, engine=chunk.engine,
+                                   progress=chunk.progress)
     return {"theta": run.theta, "loss": run.loss.T}  # runs first, as the chunks are joined
 
 
 def descent_sweep(objective: Objective, theta0: np.ndarray, steps: int, step_size: float | np.ndarray, *,
                   record_every: int = 1, engine: Engine = "auto", device: str | None = None,
-                  chunk_runs: int | None = None, scheduler: str | None = None,
-                  workers: int | None = None) -> BatchedDescentRun:
+                  chunk_runs: int | None = None, scheduler: str | None = None, workers: int | None = None,
+                  progress: str | Progress | None = "descent sweep") -> BatchedDescentRun:
     """:func:`~numerics.descent.batched_gradient_descent` from every row of ``theta0``, split into chunks of rows.
 
-    Each run's iterates do not depend on the chunking, so neither does the result. ``engine`` and ``device`` are
-    resolved here (:func:`~numerics.descent.resolve_engine`; default: the compiled kernel on the CPU where it
-    applies): on a GPU the runs form one chunk (the GPU batches them, and one process drives it), on the CPU chunks
-    of ``chunk_runs`` rows (default: about :data:`CHUNK_RUN_STEPS` run-steps each, at least :data:`MIN_CHUNK_RUNS`
-    runs; a sweep that fits in one chunk runs in this process).
+    ``engine`` and ``device`` are resolved here (:func:`~numerics.descent.resolve_engine`; default: the compiled
+    kernel where it applies, on the device its cost model picks for runs × steps). The kernels (CPU and GPU) and the
+    reference compute every run alone, so their results do not depend on the chunking, bit for bit; batched torch
+    does not promise that (its vectorized exp and reductions depend on a run's place in the batch). On the CPU the
+    chunks have ``chunk_runs`` rows (default: about :data:`CHUNK_RUN_STEPS` run-steps each, at least
+    :data:`MIN_CHUNK_RUNS` runs; a sweep that fits in one chunk runs in this process); on a GPU ``chunk_runs``
+    (default :data:`CUDA_CHUNK_RUNS`) rows a chunk, run in this process unless a ``scheduler`` is given.
+    ``progress``: a label for lines on stderr while a long sweep runs (:class:`ProgressLines`; silent for one that
+    ends within seconds), a callable told the run-steps done, or None.
     """
     theta0 = np.asarray(theta0, dtype=float)
-    engine, device = resolve_engine(objective, engine, device)
+    cores = default_workers() if workers is None else workers
+    engine, device = resolve_engine(objective, engine, device, runs=len(theta0), steps=steps, cores=cores)
     if device != "cpu":
-        size = len(theta0)
+        size = chunk_runs or (CUDA_CHUNK_RUNS if engine == "compiled" else len(theta0))
+        workers = 1 if scheduler is None else workers  # one process drives the GPU
     else:
         size = chunk_runs or max(MIN_CHUNK_RUNS, -(-CHUNK_RUN_STEPS // max(steps, 1)))
+    size = max(size, 1)
+    threads = engine == "compiled" and device == "cpu"
+    chunk_count = -(-len(theta0) // size)
+    local = scheduler is None and (threads or workers == 1 or chunk_count <= 1)
+    report = ProgressLines(progress, len(theta0) * steps) if isinstance(progress, str) else progress
     per_run = np.ndim(step_size) > 0
     chunks = tuple(DescentChunk(objective, theta0[k:k + size], steps,
                                 np.asarray(step_size, dtype=float)[k:k + size] if per_run else float(step_size),
-                                record_every, engine, device)
+                                record_every, engine, device, report if local else None)
                    for k in range(0, len(theta0), size))
     # the compiled kernel releases the GIL for the whole descent between checkpoints: threads beat processes there
-    result = run_sweep(Sweep(descend, chunks, threads=engine == "compiled"), scheduler=scheduler, workers=workers)
+    result = run_sweep(Sweep(descend, chunks, threads=threads), scheduler=scheduler, workers=workers)
     return BatchedDescentRun(np.array(checkpoint_steps(steps, record_every)), result["loss"].T, result["theta"])
+
+
+class ProgressLines:
+    """Progress of a long computation as lines on stderr: ``label: 42% of 3e+12 run-steps, 12 s, about 17 s left``.
+
+    Silent for the first ``quiet`` seconds (a short sweep prints nothing), then a line at most every ``every``
+    seconds; thread-safe (the chunks of a kernel sweep report from their threads)."""
+
+    def __init__(self, label: str, total: int, every: float = 10.0, quiet: float = 10.0,
+                 stream: TextIO | None = None) -> None:
+        self.label, self.total, self.every, self.quiet = label, max(int(total), 1), every, quiet
+        self.stream = stream
+        self.done = 0
+        self.start = self.last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __call__(self, amount: int) -> None:
+        with self._lock:
+            self.done += int(amount)
+            now = time.monotonic()
+            if now - self.start < self.quiet or now - self.last < self.every:
+                return
+            self.last = now
+            share, elapsed = min(self.done / self.total, 1.0), now - self.start
+            left = elapsed * (1 - share) / share if share > 0 else float("inf")
+            print(f"{self.label}: {share:.0%} of {self.total:.3g} run-steps, {elapsed:.0f} s, about {left:.0f} s "
+                  "left", file=self.stream or sys.stderr, flush=True)
+
+
+# -- Monte Carlo estimates ---------------------------------------------------------------------------------------
+def clopper_pearson(successes: int, trials: int, confidence: float = 0.999) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) two-sided confidence interval of a binomial proportion: it covers the true
+    probability with probability at least ``confidence`` (beta quantiles; [0, ·] at 0 successes, [·, 1] at all)."""
+    from scipy.stats import beta
+
+    if not 0 <= successes <= trials or trials < 1:
+        raise ValueError("need 0 ≤ successes ≤ trials and trials ≥ 1")
+    tail = (1 - confidence) / 2
+    low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
+    high = 1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
+    return low, high
+
+
+def runs_for_width(width: float, confidence: float = 0.999) -> int:
+    """Runs that make a Clopper–Pearson interval at most ``width`` wide whatever the probability (the normal
+    approximation at p = 1/2, 2·z·√(1/4n) ≤ width, plus 1 %: the exact interval is slightly wider)."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    return int(np.ceil(1.01 * (z / width) ** 2))

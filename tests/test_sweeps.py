@@ -57,9 +57,10 @@ def test_in_process_run_combines_in_chunk_order() -> None:
 def test_descent_sweep_is_batched_descent_split_by_rows() -> None:
     objective, theta0 = logistic_problem()
     etas = np.linspace(0.05, 0.2, len(theta0))
-    whole = batched_gradient_descent(objective, theta0, 500, etas, record_every=100, engine="compiled")
-    for chunk_runs in (7, 40):
-        swept = descent_sweep(objective, theta0, 500, etas, record_every=100, chunk_runs=chunk_runs, workers=1)
+    whole = batched_gradient_descent(objective, theta0, 500, etas, record_every=100, engine="compiled", device="cpu")
+    for chunk_runs in (7, 40):  # the CPU kernel, pinned (the GPU kernel's chunkings: tests/test_cuda_descent.py)
+        swept = descent_sweep(objective, theta0, 500, etas, record_every=100, chunk_runs=chunk_runs, workers=1,
+                              engine="compiled", device="cpu")
         assert np.array_equal(swept.steps, whole.steps)
         assert np.array_equal(swept.theta, whole.theta) and np.array_equal(swept.loss, whole.loss)
     torch_run = descent_sweep(objective, theta0, 500, etas, record_every=500, engine="torch", device="cpu",

@@ -17,7 +17,7 @@ import numpy as np
 from numerics.descent import resolve_engine
 from numerics.losses import Objective
 from numerics.networks import Network, fully_connected
-from numerics.sweeps import descent_sweep
+from numerics.sweeps import default_workers, descent_sweep
 
 # -- fig1: the protocol --------------------------------------------------------------------------------------------
 PAPER_STEP_SIZE = 1e-4
@@ -54,7 +54,7 @@ class Fig1Statistics:
     final_loss: np.ndarray  # per run
     singular_values: np.ndarray  # runs × 2 layers × 2, largest first
     seconds: float  # wall time of the descent
-    engine: str  # "compiled (cpu)" or "torch (cuda)"
+    engine: str  # "compiled (cpu)", "compiled (cuda)" or "torch (...)"
 
     @property
     def runs(self) -> int:
@@ -80,21 +80,24 @@ class Fig1Statistics:
 
 
 def run_fig1(steps: int, step_size: float, runs: int, seed: int, device: str | None = None,
-             scheduler: str | None = None, workers: int | None = None) -> Fig1Statistics:
+             scheduler: str | None = None, workers: int | None = None,
+             progress: str | None = "Fig. 1 descent") -> Fig1Statistics:
     """``runs`` independent GD runs of the Fig. 1 protocol with the given step count and step size.
 
     The starts depend on ``seed`` only; the runs go through :func:`numerics.sweeps.descent_sweep` (the compiled
-    kernel on the CPU, torch on CUDA), on a Dask cluster if ``scheduler`` is given, else on ``workers`` local
-    processes.
+    kernel, on the CPU or, where one is present and faster for the workload, a GPU; ``device`` pins it), on a Dask
+    cluster if ``scheduler`` is given, else on ``workers`` local threads. The kernel computes each run alone and the
+    same way on both devices (square loss: the same bits), so the statistics do not depend on where they ran.
     """
     X, Y = fig1_data()
     net = fig1_network()
     objective = Objective(net, X, Y, "square")
     theta0 = fig1_initialization(np.random.default_rng(seed), runs)
-    engine, device = resolve_engine(objective, "auto", device)
+    engine, device = resolve_engine(objective, "auto", device, runs=runs, steps=steps,
+                                    cores=default_workers() if workers is None else workers)
     start = time.perf_counter()
     run = descent_sweep(objective, theta0, steps, step_size, record_every=steps, engine=engine, device=device,
-                        scheduler=scheduler, workers=workers)
+                        scheduler=scheduler, workers=workers, progress=progress)
     seconds = time.perf_counter() - start
     layers = net.matrices(run.theta)  # each runs × 2 × 2
     singular_values = np.stack([np.linalg.svd(W, compute_uv=False) for W in layers], axis=1)
