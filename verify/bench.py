@@ -5,7 +5,9 @@ at ``--size tiny`` only, to prove that they work and that baseline and ibverify 
 
 * ``fig1``: paper 000's Fig. 1 (288 GD runs of a 2-2-2 ReLU network). Baseline: a plain vectorized numpy loop,
   one sequence of array operations per step over all runs. ibverify: :func:`run_fig1` (a sweep over the compiled
-  kernel on the CPU, batched torch on CUDA). Same starts; the converged fractions are compared by a binomial test.
+  kernel, on the device ``--device`` names or, by default, the one its cost model picks; where a GPU is present
+  and the device is left to ``auto``, both devices are timed and shown side by side, with a check that they give
+  the same bits). Same starts; the converged fractions are compared by a binomial test.
   Below the paper's size the horizon T = 300 is kept with fewer, larger steps (the same statistics), and both times
   are also given scaled to the paper's 3·10⁶ epochs (per-step costs do not depend on the step size; ibverify's
   fixed cost, compiling or loading the kernel, is timed apart and not scaled).
@@ -107,6 +109,21 @@ def numpy_fig1_descent(theta0: np.ndarray, steps: int, step_size: float) -> tupl
     return np.concatenate([W.reshape(-1, 4), V.reshape(-1, 4)], axis=1), loss
 
 
+def fig1_devices(device: str | None, runs: int, epochs: int) -> tuple[str, list[str]]:
+    """(the device ``device`` resolves to for this workload, the devices to time): both, CPU first, where the
+    device is left to ``auto`` and a GPU is present (the table then shows them side by side), else that one."""
+    from numerics.cuda_descent import availability
+    from numerics.descent import resolve_engine
+    from numerics.losses import Objective
+    from numerics.sweeps import default_workers
+    from verify.workloads import fig1_data, fig1_network
+
+    objective = Objective(fig1_network(), *fig1_data(), "square")
+    chosen = resolve_engine(objective, "auto", device, runs=runs, steps=epochs, cores=default_workers())[1]
+    both = device in (None, "auto") and availability().gpu
+    return chosen, ["cpu", "cuda"] if both else [chosen]
+
+
 def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
     from scipy.stats import binomtest
 
@@ -119,18 +136,33 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
 
     runs, step_size, epochs = FIG1_PROTOCOLS[size]
     theta0 = fig1_initialization(np.random.default_rng(BENCH_SEED), runs)  # run_fig1's starts for this seed
+    chosen, devices = fig1_devices(device, runs, epochs)
     load = os.getloadavg()[0]
     baseline_seconds, (_, baseline_loss) = _best_time(lambda: numpy_fig1_descent(theta0, epochs, step_size), repeat)
     # ibverify's fixed cost (compiling or loading the kernel, or starting CUDA) apart from the descent's, which
     # alone grows with the epochs: their sum is a fresh process's time, and only the descent is scaled to the paper
-    setup_seconds, _ = _best_time(lambda: run_fig1(1, step_size, runs, BENCH_SEED, device), 1)
-    descent_seconds, stats = _best_time(lambda: run_fig1(epochs, step_size, runs, BENCH_SEED, device), repeat)
+    timings = {}
+    for where in devices:
+        setup_seconds, _ = _best_time(lambda: run_fig1(1, step_size, runs, BENCH_SEED, where, progress=None), 1)
+        descent_seconds, stats = _best_time(
+            lambda: run_fig1(epochs, step_size, runs, BENCH_SEED, where, progress=None), repeat)
+        timings[where] = (setup_seconds, descent_seconds, stats)
+    setup_seconds, descent_seconds, stats = timings[chosen]
     ibverify_seconds = setup_seconds + descent_seconds
     baseline_converged = baseline_loss < CONVERGENCE_THRESHOLD
     fraction = float(np.mean(baseline_converged))
     p_value = float(binomtest(stats.converged_count, runs, fraction).pvalue)
     ratio = baseline_seconds / ibverify_seconds
     scale = PAPER_EPOCHS / epochs
+    by_device: dict[str, Any] = {}
+    for where, (setup, descent, each) in timings.items():
+        by_device |= {f"{where}_engine": each.engine, f"{where}_seconds": setup + descent,
+                      f"{where}_setup_seconds": setup,
+                      f"{where}_seconds_scaled_to_paper_epochs": setup + descent * scale}
+    if len(timings) == 2:  # the kernel computes every run the same way on both devices (square loss: same bits)
+        cpu, cuda = timings["cpu"][2], timings["cuda"][2]
+        by_device["same_bits_cpu_cuda"] = bool(np.array_equal(cpu.final_loss, cuda.final_loss)
+                                               and np.array_equal(cpu.singular_values, cuda.singular_values))
     return BenchResult(
         "fig1", size, f"{runs} GD runs, step {step_size:g}, {epochs} epochs (T = {step_size * epochs:g})",
         "numpy loop, one vectorized op sequence per step", baseline_seconds, ibverify_seconds,
@@ -143,7 +175,7 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
          "ibverify_converged": stats.converged_count, "binomial_p_value": p_value,
          "statistics_agree": p_value >= SIGNIFICANCE,
          "same_outcome_runs": int(np.sum(baseline_converged == stats.converged)),
-         "max_final_loss_difference": float(np.max(np.abs(baseline_loss - stats.final_loss)))},
+         "max_final_loss_difference": float(np.max(np.abs(baseline_loss - stats.final_loss))), **by_device},
         (load, os.getloadavg()[0]))
 
 
@@ -391,7 +423,8 @@ def cpu_name() -> str:
 def run_benchmarks(names: Sequence[str], size: Size, repeat: int = 1, device: str | None = None,
                    on_result: Callable[[BenchResult], None] | None = None) -> dict[str, Any]:
     """The named benchmarks at one size, each side timed ``repeat`` times (minimum kept), with the machine;
-    ``device`` for the batched engines (default: CUDA when available).
+    ``device`` for the descent engines (default ``auto``: by cost; ``fig1`` then times both devices where a GPU is
+    present).
 
     Imports are done before timing (a process pays them once); compiling or loading a kernel is timed.
     """
@@ -414,9 +447,12 @@ def bench_table(report: dict[str, Any]) -> Table:
     for column in ("benchmark", "workload", "baseline", "baseline s", "ibverify s", "ratio", "goal", "met"):
         table.add_column(column, overflow="fold")
     for r in report["results"]:
+        ibverify = f"{r['ibverify_seconds']:.2f}"
+        if {"cpu_seconds", "cuda_seconds"} <= set(r["statistics"]):  # both devices, side by side
+            ibverify = f"{r['statistics']['cpu_seconds']:.2f} (cpu) · {r['statistics']['cuda_seconds']:.2f} (cuda)"
         table.add_row(r["name"], r["workload"], r["baseline"] or "-",
                       "-" if r["baseline_seconds"] is None else f"{r['baseline_seconds']:.2f}",
-                      f"{r['ibverify_seconds']:.2f}", "-" if r["ratio"] is None else f"{r['ratio']:.1f}×",
+                      ibverify, "-" if r["ratio"] is None else f"{r['ratio']:.1f}×",
                       r["goal"], {True: "[green]yes[/]", False: "[red]no[/]", None: "n/a"}[r["goal_met"]])
     return table
 

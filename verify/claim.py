@@ -80,6 +80,7 @@ class Profile(str, Enum):
     QUICK = "quick"
     FULL = "full"
     PAPER = "paper"
+    GPU = "gpu"  # the paper's sizes, and far larger Monte Carlo samples where a claim says so (needs a GPU)
 
 
 class _InstalledPapers(Mapping[str, str]):
@@ -521,11 +522,13 @@ class Context:
         self._applications: list[tuple[int, Application]] = []  # (evidence index, criterion call)
 
     # -- sizes and randomness -------------------------------------------------------------------
-    def pick(self, quick: Any, full: Any = None, paper: Any = None) -> Any:
-        """The value for the active profile; ``full`` defaults to ``quick`` and ``paper`` to ``full``."""
+    def pick(self, quick: Any, full: Any = None, paper: Any = None, gpu: Any = None) -> Any:
+        """The value for the active profile; ``full`` defaults to ``quick``, ``paper`` to ``full`` and ``gpu`` to
+        ``paper``."""
         full = quick if full is None else full
         paper = full if paper is None else paper
-        return {Profile.QUICK: quick, Profile.FULL: full, Profile.PAPER: paper}[self.profile]
+        gpu = paper if gpu is None else gpu
+        return {Profile.QUICK: quick, Profile.FULL: full, Profile.PAPER: paper, Profile.GPU: gpu}[self.profile]
 
     def rng(self, stream: str = "") -> np.random.Generator:
         """A generator determined by (run seed, claim id, stream name): same seed, same numbers."""

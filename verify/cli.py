@@ -165,12 +165,17 @@ def summary_table(run: RunResults) -> Table:
     return table
 
 
-def _check_device(device: str | None) -> None:
-    if device == "cuda":
-        from numerics.descent import default_device  # imported late: the engines are not needed for other commands
+def _check_device(device: str | None, profile: str | None = None) -> None:
+    """``--device cuda`` needs a GPU (for the CUDA kernel or torch); ``--profile gpu`` needs the CUDA kernel on a GPU,
+    unless ``--device cpu`` asks for its sample sizes on the CPU."""
+    from numerics.cuda_descent import availability  # imported late: the engines are not needed for other commands
+    from numerics.descent import default_device
 
-        if default_device() != "cuda":
-            raise UsageError("--device cuda: no CUDA device is available")
+    if device == "cuda" and not availability().ok and default_device() != "cuda":
+        raise UsageError("--device cuda: no CUDA device is available")
+    if profile == Profile.GPU.value and device != "cpu" and not availability().gpu:
+        raise UsageError(f"--profile gpu needs a GPU for the descent kernel ({availability().detail}); "
+                         "add --device cpu to run its sample sizes on the CPU anyway")
 
 
 def _selection(claims: Sequence[Claim], args: argparse.Namespace) -> dict[str, object]:
@@ -182,7 +187,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     claims = select(args.ids, args.paper)
     if not claims:
         raise UsageError("no claim matches the selection")
-    _check_device(args.device)
+    _check_device(args.device, args.profile)
     after_each = None
     if args.report:  # draw the report's plots in the workers, beside the claims (imported late: matplotlib)
         from reports.figures import draw_ahead as after_each
@@ -494,8 +499,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # -- wiring -------------------------------------------------------------------------------------------
-DEVICES = ("cpu", "cuda")
-DEVICE_HELP = "where the batched engines run (default: cuda when available, else cpu)"
+DEVICES = ("auto", "cpu", "cuda")
+DEVICE_HELP = ("where the descent engines run (default auto: the compiled kernel on the CPU, or on a GPU where one is "
+               "present and faster for the workload; torch on CUDA when available for networks the kernel does not "
+               "cover)")
 
 
 class _Once(argparse.Action):
@@ -532,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run the claims' sweeps on this Dask scheduler "
                                                           "(e.g. tcp://host:8786; default: local processes)")
-    p.add_argument("--device", choices=DEVICES, help=DEVICE_HELP)
+    p.add_argument("--device", choices=DEVICES, default="auto", help=DEVICE_HELP)
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-' for stdout)")
     p.add_argument("--report", metavar="FILE.pdf", help="also render the PDF report of this run")
     p.set_defaults(func=cmd_run)
@@ -566,7 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", choices=SIZES, default="reduced",
                    help="tiny (CI), reduced (default) or paper (the papers' full protocols)")
     p.add_argument("--repeat", type=int, default=1, help="time each side this many times and keep the minimum")
-    p.add_argument("--device", choices=DEVICES, help=DEVICE_HELP)
+    p.add_argument("--device", choices=DEVICES, default="auto", help=DEVICE_HELP)
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
     p.set_defaults(func=cmd_bench)
     for command in sub.choices.values():  # --store is accepted after the subcommand too

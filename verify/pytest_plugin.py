@@ -34,7 +34,7 @@ from verify.runner import DEFAULT_SEED, ClaimResult, run_claim
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ibverify", "claim certification")
     group.addoption("--profile", choices=[p.value for p in Profile], default=Profile.QUICK.value,
-                    help="claim profile: quick (CI), full, paper")
+                    help="claim profile: quick (CI), full, paper, gpu")
     group.addoption("--verify-seed", type=int, default=DEFAULT_SEED, help="seed of every claim's randomness")
     group.addoption("--claims", action="store_true", default=None, help="collect claims even for file arguments")
     group.addoption("--no-claims", action="store_false", dest="claims", help="do not collect claims")

@@ -84,8 +84,8 @@ def claim(
             problems.append(f"unknown kind '{kind}'")
         if id in _REGISTRY:
             problems.append("duplicate id")
-        if not set(profiles) <= {"quick", "full", "paper"} or "quick" not in profiles:
-            problems.append("profiles must describe 'quick' and may describe 'full' and 'paper'")
+        if not set(profiles) <= {"quick", "full", "paper", "gpu"} or "quick" not in profiles:
+            problems.append("profiles must describe 'quick' and may describe 'full', 'paper' and 'gpu'")
         if conclusions is None and expected is None:
             problems.append("declare the conclusions (or at least the expected verdict)")
         declared = dict(conclusions) if conclusions is not None else {DEFAULT_CONCLUSION: expected or "confirmed"}
