@@ -168,6 +168,8 @@ def summary_table(run: RunResults) -> Table:
 def _check_device(device: str | None, profile: str | None = None) -> None:
     """``--device cuda`` needs a GPU (for the CUDA kernel or torch); ``--profile gpu`` needs the CUDA kernel on a GPU,
     unless ``--device cpu`` asks for its sample sizes on the CPU."""
+    if device != "cuda" and (profile != Profile.GPU.value or device == "cpu"):
+        return
     from numerics.cuda_descent import availability  # imported late: the engines are not needed for other commands
     from numerics.descent import default_device
 
