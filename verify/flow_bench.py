@@ -145,9 +145,10 @@ def _claim_in_process(claim_id: str, profile: str, generic: bool) -> dict[str, A
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _figure_difference(a: dict[str, Any], b: dict[str, Any]) -> float:
-    """Largest relative difference of the numeric figures both runs recorded for the same evidence."""
-    worst = 0.0
+def _figure_differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[float, str, str, float, float]]:
+    """(relative difference, evidence, figure, value in a, value in b) of the numeric figures both runs recorded
+    for the same evidence and that differ, largest first (timings and evaluation counts left out)."""
+    out = []
     for name, item in a["evidence"].items():
         other = b["evidence"].get(name)
         if other is None:
@@ -156,8 +157,14 @@ def _figure_difference(a: dict[str, Any], b: dict[str, Any]) -> float:
             if key in other["figures"] and "seconds" not in key and "evaluations" not in key and key != "nfev":
                 v, w = value, other["figures"][key]
                 if np.isfinite(v) and np.isfinite(w) and v != w:
-                    worst = max(worst, abs(v - w) / max(abs(v), abs(w)))
-    return worst
+                    out.append((abs(v - w) / max(abs(v), abs(w)), name, key, v, w))
+    return sorted(out, reverse=True)
+
+
+def _figure_difference(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """Largest relative difference of the numeric figures both runs recorded for the same evidence."""
+    differences = _figure_differences(a, b)
+    return differences[0][0] if differences else 0.0
 
 
 def bench_flow_fields(size: str, repeat: int = 1, device: str | None = None) -> Any:
@@ -179,7 +186,9 @@ def bench_flow_fields(size: str, repeat: int = 1, device: str | None = None) -> 
         per_claim[claim_id] = {"generic_cpu": g["cpu"], "compiled_cpu": c["cpu"], "cpu_ratio": g["cpu"] / c["cpu"],
                                "generic_wall": g["wall"], "compiled_wall": c["wall"],
                                "numba_startup_cpu": c["setup_cpu"], "verdict": c["verdict"], "same_verdicts": same,
-                               "max_relative_figure_difference": _figure_difference(g, c)}
+                               "max_relative_figure_difference": _figure_difference(g, c),
+                               "largest_figure_differences": [  # (relative, evidence, figure, generic, compiled)
+                                   list(d) for d in _figure_differences(g, c)[:5]]}
     generic_cpu = sum(r["generic_cpu"] for r in per_claim.values())
     compiled_cpu = sum(r["compiled_cpu"] for r in per_claim.values())
     same = all(r["same_verdicts"] for r in per_claim.values())
