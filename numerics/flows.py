@@ -14,6 +14,12 @@ overflows; a terminal event stops the integration at τ = log(1 + t_end). With `
 do not track t at all (recorded as nan) and the flow runs until a stop condition fires: this reaches margins far
 beyond log t = 709, where τ's equation, with Jacobian −dτ/ds, would also make every solver crawl.
 
+Margin losses on small networks run on a compiled field (:mod:`numerics.compiled_fields`, the same numbers to
+rounding): the field, the kink events and stop conditions cost a few microseconds, and implicit methods (BDF,
+Radau, LSODA) get the field's analytic Jacobian instead of finite differences (:meth:`GradientFlow.jacobian`; it is
+charged as len(z) evaluations, what the finite differences cost, so ``max_evaluations`` bounds the same work). BDF
+factorizes and solves in LAPACK directly (the same calls as scipy's, without their per-call wrappers).
+
 ReLU networks have a discontinuous vector field across the kinks w·x = 0. The curve is integrated one
 activation region at a time: a single terminal event min(sign·pre-activation) over the watched entries (those
 with nonzero sign at the start of the region) stops the integrator at the crossing; the state is pushed just
@@ -240,12 +246,7 @@ class GradientFlow:
         if not np.isfinite(log_loss):
             return np.zeros_like(theta), -np.inf
         direction = self.objective.descent(theta, log_scale=-log_loss)  # −∇L/L: O(1) however small L is
-        if clock == "loss":
-            return direction, log_loss
-        norm = float(np.linalg.norm(direction))
-        if norm == 0.0:
-            return direction, -np.inf
-        return direction / norm, log_loss + np.log(norm)
+        return self._normalize(clock, log_loss, direction)
 
     def _compiled_field(self, clock: Clock, s: float, z: np.ndarray, track_time: bool) -> np.ndarray:
         """:meth:`field` on the compiled field, step for step as the generic branch."""
