@@ -690,7 +690,8 @@ def check_weakerinit_corrected(ctx: Context) -> None:
         ctx.support(f"Monte Carlo, {data.label}", "numeric",
                     bound_not_rejected(*counts, weak_bound(data.phi), TEST_LEVEL),
                     "starts with one neuron per open sector and v_iᵀy_j ≥ 0 all end in E; the one-sided binomial test "
-                    f"of Pr[E] ≥ (1/2)(φ/2π)² is not rejected at level {TEST_LEVEL:g} (finite-time proxy, t = 40)",
+                    f"of Pr[E] ≥ (1/2)(φ/2π)² is not rejected at level {TEST_LEVEL:g} (finite-time proxy, t = "
+                    f"{ctx.pick(HORIZON, HORIZON, 100.0):g})",
                     interval_figures(counts[0], runs))
         if abs(data.phi - 3.0) < 1e-9:
             ctx.control("the printed bound 2(φ/2π)² at φ = 3", bound_not_rejected(*counts, thm3_probability(data.phi),
