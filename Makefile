@@ -46,7 +46,7 @@ robust: install
 	$(BIN)/verify run --profile quick --seed 1 --seeds $(SEEDS) --jobs $(JOBS) --json out/results-seeds.json
 
 # Mutation testing (docs/mutation.md): installs the `mutate` extra (cosmic-ray, coverage.py), then mutates numerics/
-# and the claim modules and runs, per mutant, the tests and claims that execute its line. Days of CPU for all of
+# and the claim modules and runs, per mutant, the tests and claims that execute its line. About 26 CPU-hours for all of
 # it: narrow it with MUTATE_ARGS, e.g. MUTATE_ARGS='--modules numerics.kkt --sample 100'.
 MUTATE_ARGS ?=
 mutate: install
