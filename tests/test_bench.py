@@ -16,7 +16,7 @@ from verify.cli import main
 from verify.workloads import fig1_data, fig1_initialization, fig1_network
 
 FIELDS = {"name", "size", "workload", "baseline", "baseline_seconds", "ibverify_seconds", "ratio", "goal", "goal_met",
-          "statistics", "load_average"}
+          "statistics", "load_average", "baseline_cpu_seconds", "ibverify_cpu_seconds", "cpu_ratio"}
 
 
 def test_numpy_baseline_is_the_same_descent() -> None:
@@ -28,6 +28,25 @@ def test_numpy_baseline_is_the_same_descent() -> None:
     assert np.max(np.abs(theta - reference.theta)) < 1e-12 and np.max(np.abs(loss - reference.loss[-1])) < 1e-12
 
 
+def test_best_time_separates_cpu_from_waiting() -> None:
+    """A sleeping call takes wall time and almost no CPU; a busy one takes both, about equally."""
+    import time
+
+    from verify.bench import _best_time
+
+    asleep = _best_time(lambda: time.sleep(0.2), 2)
+    assert asleep.wall >= 0.2 and asleep.cpu < 0.05 and asleep.value is None
+
+    def busy() -> int:
+        end = time.process_time() + 0.2
+        while time.process_time() < end:
+            pass
+        return 7
+
+    working = _best_time(busy, 1)
+    assert working.cpu >= 0.2 and working.wall >= 0.2 * 0.99 and working.value == 7
+
+
 def test_bench_fig1_and_gf_long(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "bench.json"
     assert main(["bench", "fig1", "gf-long", "--size", "tiny", "--json", str(target)]) == 0
@@ -37,6 +56,9 @@ def test_bench_fig1_and_gf_long(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert set(fig1) == FIELDS and set(flow) == FIELDS
     assert fig1["name"] == "fig1"
     assert fig1["ratio"] == pytest.approx(fig1["baseline_seconds"] / fig1["ibverify_seconds"])
+    for result in (fig1, flow):  # CPU time beside wall time, both sides
+        assert result["baseline_cpu_seconds"] > 0 and result["ibverify_cpu_seconds"] > 0
+        assert result["cpu_ratio"] == pytest.approx(result["baseline_cpu_seconds"] / result["ibverify_cpu_seconds"])
     assert fig1["goal_met"] is None  # the 50× goal is stated at the paper's size
     stats = fig1["statistics"]
     assert stats["statistics_agree"] and stats["binomial_p_value"] >= 0.01
@@ -82,6 +104,8 @@ def test_bench_suite_quick(tmp_path: Path) -> None:
     (suite,) = json.loads(target.read_text())["results"]
     assert suite["baseline_seconds"] is None and suite["ratio"] is None and suite["ibverify_seconds"] > 0
     assert suite["statistics"]["claims"] == suite["statistics"]["as_expected"] == 1
+    # the subprocess's CPU, which a sleeping parent does not have: counted from the children it waited for
+    assert suite["ibverify_cpu_seconds"] > 0.5 and suite["cpu_ratio"] is None
 
 
 def test_bench_threads_gives_the_same_bits(tmp_path: Path) -> None:
@@ -90,6 +114,7 @@ def test_bench_threads_gives_the_same_bits(tmp_path: Path) -> None:
     result = json.loads(target.read_text())["results"][0]
     assert result["name"] == "threads" and result["statistics"]["same_bits"] and result["goal_met"] is None
     assert result["statistics"]["cpu_seconds_one_thread"] > 0
+    assert result["baseline_cpu_seconds"] == result["statistics"]["cpu_seconds_one_thread"]
 
 
 def test_bench_tensor_descent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,8 +20,11 @@ at ``--size tiny`` only, to prove that they work and that baseline and ibverify 
   checkpoints; and the kernel on the claim's whole workload (36 runs at that size's steps; 2·10⁶ at paper size).
 * ``flow-fields``: compiled flow fields (:mod:`numerics.compiled_fields`) against the generic backend, per field
   evaluation and per margin claim, CPU and wall time, same verdicts (:mod:`verify.flow_bench`).
-* ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall time): every
-  claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
+* ``suite-quick``: ``verify run --profile quick`` in a subprocess (no baseline; the goal is a wall and a CPU time):
+  every claim on 2 workers at ``paper`` size, paper 000's claims at ``reduced``, one claim at ``tiny``.
+
+Every result has wall and CPU seconds on both sides (CPU: this process's threads and the worker processes it waited
+for), the CPU ratio beside the wall one, and the 1-minute load before and after.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -59,24 +63,50 @@ class BenchResult:
     goal_met: bool | None  # None: the goal is stated for another size
     statistics: dict[str, Any] = field(default_factory=dict)  # agreement of the two results, and what they computed
     load_average: tuple[float, float] = (0.0, 0.0)  # 1-minute load before and after
+    # CPU seconds of the same calls (this process's threads and the worker processes it waited for): robust where
+    # the machine is shared, unlike the wall times
+    baseline_cpu_seconds: float | None = None
+    ibverify_cpu_seconds: float | None = None
 
     @property
     def ratio(self) -> float | None:
-        """Baseline time over ibverify's time."""
+        """Baseline time over ibverify's time (wall)."""
         return None if self.baseline_seconds is None else self.baseline_seconds / self.ibverify_seconds
 
+    @property
+    def cpu_ratio(self) -> float | None:
+        """Baseline CPU time over ibverify's."""
+        if self.baseline_cpu_seconds is None or not self.ibverify_cpu_seconds:
+            return None
+        return self.baseline_cpu_seconds / self.ibverify_cpu_seconds
+
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "ratio": self.ratio}
+        return {**asdict(self), "ratio": self.ratio, "cpu_ratio": self.cpu_ratio}
 
 
-def _best_time(task: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """(minimum wall time over ``repeat`` calls, the last call's value)."""
-    best, value = np.inf, None
+def cpu_seconds() -> float:
+    """CPU seconds so far of this process (all threads) and of the child processes it has waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float  # the fastest of the repeated calls, seconds
+    cpu: float  # that call's CPU seconds (:func:`cpu_seconds`)
+    value: Any  # the last call's value
+
+
+def _best_time(task: Callable[[], Any], repeat: int) -> Timing:
+    """Wall and CPU time of the fastest of ``repeat`` calls, and the last call's value."""
+    best, best_cpu, value = np.inf, np.inf, None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu_seconds()
         value = task()
-        best = min(best, time.perf_counter() - start)
-    return best, value
+        wall, cpu = time.perf_counter() - start, cpu_seconds() - start_cpu
+        if wall < best:
+            best, best_cpu = wall, cpu
+    return Timing(best, best_cpu, value)
 
 
 # -- fig1 --------------------------------------------------------------------------------------------------------
@@ -138,16 +168,17 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
     theta0 = fig1_initialization(np.random.default_rng(BENCH_SEED), runs)  # run_fig1's starts for this seed
     chosen, devices = fig1_devices(device, runs, epochs)
     load = os.getloadavg()[0]
-    baseline_seconds, (_, baseline_loss) = _best_time(lambda: numpy_fig1_descent(theta0, epochs, step_size), repeat)
+    baseline = _best_time(lambda: numpy_fig1_descent(theta0, epochs, step_size), repeat)
+    baseline_seconds, baseline_loss = baseline.wall, baseline.value[1]
     # ibverify's fixed cost (compiling or loading the kernel, or starting CUDA) apart from the descent's, which
     # alone grows with the epochs: their sum is a fresh process's time, and only the descent is scaled to the paper
     timings = {}
     for where in devices:
-        setup_seconds, _ = _best_time(lambda: run_fig1(1, step_size, runs, BENCH_SEED, where, progress=None), 1)
-        descent_seconds, stats = _best_time(
-            lambda: run_fig1(epochs, step_size, runs, BENCH_SEED, where, progress=None), repeat)
-        timings[where] = (setup_seconds, descent_seconds, stats)
-    setup_seconds, descent_seconds, stats = timings[chosen]
+        setup = _best_time(lambda: run_fig1(1, step_size, runs, BENCH_SEED, where, progress=None), 1)
+        descent = _best_time(lambda: run_fig1(epochs, step_size, runs, BENCH_SEED, where, progress=None), repeat)
+        timings[where] = (setup, descent)
+    setup, descent = timings[chosen]
+    setup_seconds, descent_seconds, stats = setup.wall, descent.wall, descent.value
     ibverify_seconds = setup_seconds + descent_seconds
     baseline_converged = baseline_loss < CONVERGENCE_THRESHOLD
     fraction = float(np.mean(baseline_converged))
@@ -155,12 +186,12 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
     ratio = baseline_seconds / ibverify_seconds
     scale = PAPER_EPOCHS / epochs
     by_device: dict[str, Any] = {}
-    for where, (setup, descent, each) in timings.items():
-        by_device |= {f"{where}_engine": each.engine, f"{where}_seconds": setup + descent,
-                      f"{where}_setup_seconds": setup,
-                      f"{where}_seconds_scaled_to_paper_epochs": setup + descent * scale}
+    for where, (each_setup, each_descent) in timings.items():
+        by_device |= {f"{where}_engine": each_descent.value.engine,
+                      f"{where}_seconds": each_setup.wall + each_descent.wall, f"{where}_setup_seconds": each_setup.wall,
+                      f"{where}_seconds_scaled_to_paper_epochs": each_setup.wall + each_descent.wall * scale}
     if len(timings) == 2:  # the kernel computes every run the same way on both devices (square loss: same bits)
-        cpu, cuda = timings["cpu"][2], timings["cuda"][2]
+        cpu, cuda = timings["cpu"][1].value, timings["cuda"][1].value
         by_device["same_bits_cpu_cuda"] = bool(np.array_equal(cpu.final_loss, cuda.final_loss)
                                                and np.array_equal(cpu.singular_values, cuda.singular_values))
     return BenchResult(
@@ -176,7 +207,7 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
          "statistics_agree": p_value >= SIGNIFICANCE,
          "same_outcome_runs": int(np.sum(baseline_converged == stats.converged)),
          "max_final_loss_difference": float(np.max(np.abs(baseline_loss - stats.final_loss))), **by_device},
-        (load, os.getloadavg()[0]))
+        (load, os.getloadavg()[0]), baseline.cpu, setup.cpu + descent.cpu)
 
 
 # -- gf-long -----------------------------------------------------------------------------------------------------
@@ -201,8 +232,8 @@ def bench_gf_long(size: Size, repeat: int = 1, device: str | None = None) -> Ben
         return [flow.solve(theta0, GF_END, clock=clock) for theta0 in starts]
 
     load = os.getloadavg()[0]
-    log_seconds, log_runs = _best_time(lambda: solve_all("log"), repeat)
-    real_seconds, real_runs = _best_time(lambda: solve_all("real"), repeat)
+    log, real = _best_time(lambda: solve_all("log"), repeat), _best_time(lambda: solve_all("real"), repeat)
+    log_seconds, log_runs, real_seconds, real_runs = log.wall, log.value, real.wall, real.value
     log_loss = np.array([float(flow.objective.log_value(run.final)) for run in log_runs])
     real_loss = np.array([float(flow.objective.log_value(run.final)) for run in real_runs])
     per_run = log_seconds / len(starts)
@@ -213,7 +244,7 @@ def bench_gf_long(size: Size, repeat: int = 1, device: str | None = None) -> Ben
          "all_completed": all(r.status.value == "completed" for r in log_runs),
          "final_log_loss": float(np.mean(log_loss)),
          "max_relative_log_loss_difference": float(np.max(np.abs(log_loss - real_loss) / np.abs(real_loss)))},
-        (load, os.getloadavg()[0]))
+        (load, os.getloadavg()[0]), real.cpu, log.cpu)
 
 
 # -- threads -----------------------------------------------------------------------------------------------------
@@ -234,16 +265,15 @@ def bench_threads(size: Size, repeat: int = 1, device: str | None = None) -> Ben
     theta0 = 1e-2 * rng.standard_normal((THREAD_RUNS, network.n_params))
     epochs = THREAD_EPOCHS[size]
 
-    def sweep(workers: int) -> tuple[float, Any]:
-        cpu = time.process_time()
-        run = descent_sweep(objective, theta0, epochs, 1e-4, record_every=epochs, chunk_runs=THREAD_RUNS // 8,
-                            engine="compiled", workers=workers)
-        return time.process_time() - cpu, run
+    def sweep(workers: int) -> Any:
+        return descent_sweep(objective, theta0, epochs, 1e-4, record_every=epochs, chunk_runs=THREAD_RUNS // 8,
+                             engine="compiled", workers=workers)
 
     sweep(1)  # compiles or loads the kernel, outside the timings
     load = os.getloadavg()[0]
-    one_seconds, (one_cpu, one) = _best_time(lambda: sweep(1), repeat)
-    two_seconds, (two_cpu, two) = _best_time(lambda: sweep(2), repeat)
+    one_thread, two_threads = _best_time(lambda: sweep(1), repeat), _best_time(lambda: sweep(2), repeat)
+    one_seconds, one_cpu, one = one_thread.wall, one_thread.cpu, one_thread.value
+    two_seconds, two_cpu, two = two_threads.wall, two_threads.cpu, two_threads.value
     speedup = one_seconds / two_seconds
     return BenchResult(
         "threads", size, f"{THREAD_RUNS} GD runs × {epochs} epochs of a 2-2-2 ReLU net, compiled kernel, 2 threads",
@@ -251,7 +281,8 @@ def bench_threads(size: Size, repeat: int = 1, device: str | None = None) -> Ben
         speedup >= 1.8 and bool(np.array_equal(one.theta, two.theta)) if size == "paper" else None,
         {"speedup": speedup, "same_bits": bool(np.array_equal(one.theta, two.theta) and
                                                np.array_equal(one.loss, two.loss)),
-         "cpu_seconds_one_thread": one_cpu, "cpu_seconds_two_threads": two_cpu}, (load, os.getloadavg()[0]))
+         "cpu_seconds_one_thread": one_cpu, "cpu_seconds_two_threads": two_cpu}, (load, os.getloadavg()[0]),
+        one_cpu, two_cpu)
 
 
 # -- tensor-descent ----------------------------------------------------------------------------------------------
@@ -313,15 +344,6 @@ def compiled_tensor_descent(objectives: dict[str, Any], starts: dict[str, np.nda
     return out
 
 
-def _with_cpu(task: Callable[[], Any]) -> Callable[[], tuple[float, Any]]:
-    def timed() -> tuple[float, Any]:
-        start = time.process_time()
-        value = task()
-        return time.process_time() - start, value
-
-    return timed
-
-
 def bench_tensor_descent(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
     """Reference against compiled kernel on the same runs, then the kernel on the claim's 36 runs (the device is not
     used: both run on the CPU)."""
@@ -330,12 +352,12 @@ def bench_tensor_descent(size: Size, repeat: int = 1, device: str | None = None)
     starts = tensor_starts(objectives, per_network)
     runs = per_network * len(objectives)
     load = os.getloadavg()[0]
-    setup_seconds, (setup_cpu, _) = _best_time(_with_cpu(lambda: compiled_tensor_descent(objectives, starts, 1)),
-                                               1)  # compiling or loading the kernels
-    baseline_seconds, (baseline_cpu, reference) = _best_time(
-        _with_cpu(lambda: reference_tensor_descent(objectives, starts, steps)), repeat)
-    ibverify_seconds, (ibverify_cpu, compiled) = _best_time(
-        _with_cpu(lambda: compiled_tensor_descent(objectives, starts, steps)), repeat)
+    setup = _best_time(lambda: compiled_tensor_descent(objectives, starts, 1), 1)  # compiling or loading the kernels
+    baseline = _best_time(lambda: reference_tensor_descent(objectives, starts, steps), repeat)
+    ibverify = _best_time(lambda: compiled_tensor_descent(objectives, starts, steps), repeat)
+    setup_seconds, setup_cpu = setup.wall, setup.cpu
+    baseline_seconds, baseline_cpu, reference = baseline.wall, baseline.cpu, baseline.value
+    ibverify_seconds, ibverify_cpu, compiled = ibverify.wall, ibverify.cpu, ibverify.value
     iterate_gap = max(float(np.max(np.abs(reference[name][0] - compiled[name][0])
                                    / np.max(np.abs(reference[name][0]), axis=2, keepdims=True)))
                       for name in objectives)
@@ -343,8 +365,8 @@ def bench_tensor_descent(size: Size, repeat: int = 1, device: str | None = None)
                    for name in objectives)
     final_loss = max(float(np.max(compiled[name][1][:, -1])) for name in objectives)
     workload = tensor_starts(objectives, TENSOR_PAPER_RUNS // len(objectives))  # 12 starts a network
-    workload_seconds, (workload_cpu, _) = _best_time(
-        _with_cpu(lambda: compiled_tensor_descent(objectives, workload, workload_steps)), repeat)
+    workload_run = _best_time(lambda: compiled_tensor_descent(objectives, workload, workload_steps), repeat)
+    workload_seconds, workload_cpu = workload_run.wall, workload_run.cpu
     scale = TENSOR_PAPER_RUNS / runs * workload_steps / steps  # the reference's cost is per run and step
     agree = iterate_gap < 1e-10 and loss_gap < 1e-10
     return BenchResult(
@@ -361,11 +383,12 @@ def bench_tensor_descent(size: Size, repeat: int = 1, device: str | None = None)
          f"ibverify_cpu_seconds_{TENSOR_PAPER_RUNS}_runs": workload_cpu,
          f"baseline_seconds_{TENSOR_PAPER_RUNS}_runs_estimated": baseline_seconds * scale,
          f"baseline_cpu_seconds_{TENSOR_PAPER_RUNS}_runs_estimated": baseline_cpu * scale},
-        (load, os.getloadavg()[0]))
+        (load, os.getloadavg()[0]), baseline_cpu, setup_cpu + ibverify_cpu)
 
 
 # -- suite-quick -------------------------------------------------------------------------------------------------
-SUITE_GOAL_SECONDS = 600.0  # the whole suite's
+SUITE_GOAL_SECONDS = 600.0  # the whole suite's wall time on 2 cores
+SUITE_GOAL_CPU_SECONDS = 60.0  # and its CPU time (the runner and its workers)
 SUITE_SELECTIONS: dict[str, tuple[list[str], int]] = {  # size: (`verify run` selection, workers)
     "tiny": (["rank.exp.fig1"], 1),  # one claim: a pool would only add its start-up
     "reduced": (["--paper", "rank"], 2),
@@ -388,15 +411,16 @@ def bench_suite_quick(size: Size, repeat: int = 1, device: str | None = None) ->
             return json.loads(results.read_text())
 
         load = os.getloadavg()[0]
-        seconds, run = _best_time(run_suite, repeat)
+        timing = _best_time(run_suite, repeat)
+    seconds, run = timing.wall, timing.value
     as_expected = sum(r["verdict"] == r["expected"] for r in run["results"])
     return BenchResult(
         "suite-quick", size, " ".join(["verify run", *selection, "--profile quick", f"--jobs {jobs}",
                                        f"({len(run['results'])} claims)"]), "", None, seconds,
-        f"≤ {SUITE_GOAL_SECONDS / 60:g} min on 2 cores (whole suite)",
-        seconds <= SUITE_GOAL_SECONDS if size == "paper" else None,
+        f"≤ {SUITE_GOAL_SECONDS / 60:g} min on 2 cores and ≤ {SUITE_GOAL_CPU_SECONDS:g} CPU-s (whole suite)",
+        seconds <= SUITE_GOAL_SECONDS and timing.cpu <= SUITE_GOAL_CPU_SECONDS if size == "paper" else None,
         {"claims": len(run["results"]), "as_expected": as_expected,
-         "runner_wall_seconds": run["provenance"]["wall_seconds"]}, (load, os.getloadavg()[0]))
+         "runner_wall_seconds": run["provenance"]["wall_seconds"]}, (load, os.getloadavg()[0]), None, timing.cpu)
 
 
 def bench_flow_fields(size: Size, repeat: int = 1, device: str | None = None) -> BenchResult:
@@ -444,15 +468,23 @@ def run_benchmarks(names: Sequence[str], size: Size, repeat: int = 1, device: st
 def bench_table(report: dict[str, Any]) -> Table:
     machine = report["machine"]
     table = Table(title=f"verify bench --size {report['size']} ({machine['cpu']}, {machine['cores']} cores)")
-    for column in ("benchmark", "workload", "baseline", "baseline s", "ibverify s", "ratio", "goal", "met"):
+    for column in ("benchmark", "workload", "baseline", "baseline s (CPU s)", "ibverify s (CPU s)",
+                   "ratio (CPU)", "goal", "met"):
         table.add_column(column, overflow="fold")
+
+    def seconds(wall: float | None, cpu: float | None) -> str:
+        return "-" if wall is None else f"{wall:.2f}" + ("" if cpu is None else f" ({cpu:.2f})")
+
+    def ratio(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}×"
+
     for r in report["results"]:
-        ibverify = f"{r['ibverify_seconds']:.2f}"
+        ibverify = seconds(r["ibverify_seconds"], r["ibverify_cpu_seconds"])
         if {"cpu_seconds", "cuda_seconds"} <= set(r["statistics"]):  # both devices, side by side
             ibverify = f"{r['statistics']['cpu_seconds']:.2f} (cpu) · {r['statistics']['cuda_seconds']:.2f} (cuda)"
         table.add_row(r["name"], r["workload"], r["baseline"] or "-",
-                      "-" if r["baseline_seconds"] is None else f"{r['baseline_seconds']:.2f}",
-                      ibverify, "-" if r["ratio"] is None else f"{r['ratio']:.1f}×",
+                      seconds(r["baseline_seconds"], r["baseline_cpu_seconds"]), ibverify,
+                      ratio(r["ratio"]) + ("" if r["cpu_ratio"] is None else f" ({ratio(r['cpu_ratio'])})"),
                       r["goal"], {True: "[green]yes[/]", False: "[red]no[/]", None: "n/a"}[r["goal_met"]])
     return table
 

@@ -209,4 +209,4 @@ def bench_flow_fields(size: str, repeat: int = 1, device: str | None = None) -> 
         sum(r["generic_wall"] for r in per_claim.values()), sum(r["compiled_wall"] for r in per_claim.values()),
         f"claims ≥ {GOAL_RATIO:g}× less CPU together, same verdicts",
         generic_cpu / compiled_cpu >= GOAL_RATIO and same if size != "tiny" else None, statistics,
-        (load, os.getloadavg()[0]))
+        (load, os.getloadavg()[0]), generic_cpu, compiled_cpu)
