@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from numerics import losses
-from numerics.compiled_descent import MAX_PRODUCTS, _sum, load_generated
+from numerics.compiled_descent import LOGADDEXP0_SOURCE, MAX_PRODUCTS, _sum, load_generated
 from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
 from numerics.networks import Network
 
@@ -290,17 +290,7 @@ import math
 import numba
 
 
-@numba.njit(inline="always", cache=True)
-def logaddexp0(q):
-    """log(1 + e^q), branch for branch as numpy's logaddexp(0.0, q)."""
-    if q == 0.0:
-        return math.log(2.0)
-    if q < 0.0:
-        return math.log1p(math.exp(q))
-    if q > 0.0:
-        return q + math.log1p(math.exp(-q))
-    return q  # nan
-
+{logaddexp0}
 
 @numba.njit(inline="always", cache=True)
 def logistic_log_value(q):
@@ -320,7 +310,7 @@ _LOCK = threading.Lock()
 
 @lru_cache(maxsize=None)
 def _field_kernel(arch: FieldArchitecture):
-    return load_generated(_MODULE_TEMPLATE.format(arch=arch, kernel=field_source(arch)), "ff_")
+    return load_generated(_MODULE_TEMPLATE.format(arch=arch, logaddexp0=LOGADDEXP0_SOURCE, kernel=field_source(arch)), "ff_")
 
 
 # -- the field object --------------------------------------------------------------------------------------------
