@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,9 +39,14 @@ PYTHON_NAN = re.compile(r"\bnan\b")
 TIGHTNESS_HEADING = "Tightnessofthecheckedbounds"  # the table's heading, white space removed
 
 
+# a subscript left raw after a closing delimiter (‖W‖_2, (x)_i, [a]_k): names like max_ratio start after a letter
+RAW_SCRIPT = re.compile(r"[‖)\]}]_[\w(]")
+
+
 def raw_markup(text: str) -> list[str]:
     """The raw markup tokens that occur in ``text`` (a Python ``nan`` reported as 'nan')."""
     found = [token for token in RAW_MARKUP if token in text]
+    found += [match.group(0) for match in RAW_SCRIPT.finditer(text)]
     return found + (["nan"] if PYTHON_NAN.search(text) else [])
 
 
@@ -124,19 +130,22 @@ def untabled_bounds(text: str, run) -> list[str]:
     start = text.find(TIGHTNESS_HEADING)
     if start < 0:
         return ["no table 'Tightness of the checked bounds' in the text"] if tabled_bounds(run) else []
-    section = text[start:]
+    section = _without_marks(text[start:])
     return [f"{result.id}, {label} {item.name!r}: bound {record.bound!r} is not in the tightness table"
             for result, label, item, record in tabled_bounds(run)
             if not _tolerant(_squeezed(result.id) + label + _shown(item.name) + _shown(record.bound)).search(section)]
 
 
-def _tolerant(expected: str) -> re.Pattern[str]:
-    """``expected`` as the PDF's text may read it: a combining mark (θ̃, z̄) may come out after an extra character of
-    the glyph cluster ("θw̃", "zz̄"), or not at all."""
-    import unicodedata
+def _without_marks(text: str) -> str:
+    """``text`` without combining marks: the PDF's text may add one that is not drawn (η_τ reads "η̄τ")."""
+    return "".join(char for char in unicodedata.normalize("NFD", text) if not unicodedata.combining(char))
 
-    return re.compile("".join(f"(?:.?{re.escape(char)})?" if unicodedata.combining(char) else re.escape(char)
-                              for char in unicodedata.normalize("NFC", expected)))
+
+def _tolerant(expected: str) -> re.Pattern[str]:
+    """``expected`` as the PDF's text reads once :func:`_without_marks`: a combining mark (θ̃, z̄) may come out after
+    an extra character of the glyph cluster ("θw̃", "zz̄"), or not at all."""
+    return re.compile("".join(".?" if unicodedata.combining(char) else re.escape(char)
+                              for char in unicodedata.normalize("NFD", expected)))
 
 
 def _context(text: str, token: str, width: int = 40) -> str:

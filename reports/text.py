@@ -34,6 +34,7 @@ _NAN = re.compile(r"(?<![\w.])nan(?![\w.])")
 _LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{9,}(?:e[-+]?\d+)?(?![\w.])")
 # big operators and symbols that take a subscript like a letter: ∏_k, ∑_(i=1), ∇_w, ∫_0
 _OPERATORS = "∏∑Σ∇∂∫Π⋃⋂"
+_SUPERSCRIPT_DIGITS = "[⁰¹²³⁴⁵⁶⁷⁸⁹]"  # word characters to regex's \w, yet a digit subscript may end on one (‖P‖_2²)
 _BRACKETED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|\{(?:[^{}]|\{[^{}]*\})*\}"
 # a script: "_" with a bracketed body after any non-space, "_" with a one-token body after a one-letter base
 # (any alphabet, with combining accents), a big operator or a closing bracket; "^" after any non-space with a
@@ -41,7 +42,7 @@ _BRACKETED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)|\{(?:[^{}]|\{[^{}]*\})*\
 _SCRIPT = re.compile(
     r"(?<!\\)(?:(?<=\S)_(?P<subb>" + _BRACKETED + r"|\((?:[^()]|\([^()]*\))*…)"
     r"|(?:(?<=(?<!\w)[^\W\d_])|(?<=(?<=[a-z])[A-Z])|(?<=[\u0300-\u036f)\]}‖|" + _OPERATORS + r"]))_"
-    r"(?P<sub>\d+(?![\w.])|[^\W\d_](?![a-z])))"
+    r"(?P<sub>\d+(?!(?!" + _SUPERSCRIPT_DIGITS + r")\w|\.\d)|[^\W\d_](?![a-z])))"
     r"|(?<!\\)(?<=\S)\^"
     r"(?P<sup>" + _BRACKETED + r"|\((?:[^()]|\([^()]*\))*…"
     r"|[-−+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.])|[-−]?\w+|[^\s\w()\[\]{}\\]\w*)"
