@@ -275,7 +275,13 @@ def test_cli_list_markdown_shows_latest_verdicts(toy_registry, tmp_path, capsys)
     assert cli.main(store + ["run", "rank.toy.certified", "align.toy.toothless"]) == 1
     capsys.readouterr()
     assert cli.main(store + ["list", "--markdown"]) == 0
-    rows = capsys.readouterr().out.splitlines()
+    summary, table = capsys.readouterr().out.split("\n\n")
+    # per paper: the verdict counts of the run, the misses, the certified conclusions
+    assert summary.splitlines()[0].startswith("| paper | certified (every conclusion) | partly certified |")
+    assert "| `rank` | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 1 / 1 |" in summary
+    assert "| `align` | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 1 |" in summary  # toothless: other, and a miss
+    assert summary.splitlines()[-1].startswith("| all | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 2 |")
+    rows = table.splitlines()
     assert rows[0].startswith("| id | reference | title | expected | verdict (quick profile")
     assert "| `rank.toy.certified` | Lemma 0 | x² ≥ 0 | certified | certified |" in rows[2]
     assert "| **toothless** |" in next(r for r in rows if "align.toy.toothless" in r)

@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -110,7 +110,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps([c.to_summary() for c in claims], indent=1))
         return EXIT_OK
     if args.markdown:
-        print(markdown_table(claims, ResultStore(args.store).latest()))
+        run = ResultStore(args.store).latest()
+        if run is not None:
+            print(markdown_summary(run) + "\n")
+        print(markdown_table(claims, run))
         return EXIT_OK
     table = Table(title=_plural(len(claims), "claim"), show_lines=False)
     table.add_column("id", no_wrap=True)  # ids are copied into commands: never split, never cut
@@ -125,6 +128,33 @@ def cmd_list(args: argparse.Namespace) -> int:
                       escape(prose_plain(c.title)))
     _console().print(table)
     return EXIT_OK
+
+
+def markdown_summary(run: RunResults) -> str:
+    """Per paper, how many claims got each verdict (a confirmed claim with some certified conclusions counts as
+    partly certified), how many missed their expected verdict, and the certified conclusions."""
+    columns = ("certified (every conclusion)", "partly certified", "confirmed", "refuted", "contradicted", "assumed",
+               "other", "not as expected", "claims", "conclusions certified")
+
+    def counts(results: Sequence[Any]) -> list[str]:
+        tally = dict.fromkeys(columns[:8], 0)
+        for r in results:
+            partly = r.verdict is Verdict.CONFIRMED and any(k.verdict is Verdict.CERTIFIED for k in r.conclusions)
+            column = {Verdict.CERTIFIED: columns[0], Verdict.CONFIRMED: columns[1] if partly else columns[2],
+                      Verdict.REFUTED: columns[3], Verdict.CONTRADICTED: columns[4],
+                      Verdict.ASSUMED: columns[5]}.get(r.verdict, columns[6])
+            tally[column] += 1
+            tally[columns[7]] += not r.ok
+        conclusions = [k for r in results for k in r.conclusions]
+        certified = sum(k.verdict is Verdict.CERTIFIED for k in conclusions)
+        return [str(v) for v in tally.values()] + [str(len(results)), f"{certified} / {len(conclusions)}"]
+
+    papers = list(dict.fromkeys(r.id.split(".", 1)[0] for r in run.results))
+    lines = ["| paper | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    lines += [f"| `{paper}` | " + " | ".join(counts([r for r in run.results if r.id.split('.', 1)[0] == paper]))
+              + " |" for paper in papers]
+    lines.append("| all | " + " | ".join(counts(run.results)) + " |")
+    return "\n".join(lines)
 
 
 def markdown_table(claims: Sequence[Claim | ClaimSummary], run: RunResults | None) -> str:
