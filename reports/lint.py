@@ -31,7 +31,7 @@ from pathlib import Path
 from reports.figures import axis_labels
 from verify.claim import Plot
 
-RAW_MARKUP = ("**", "^", "_{", "_(", "['", "[\"", "np.float64(")
+RAW_MARKUP = ("**", "^", "_{", "_(", "['", "[\"", "('", "(\"", "np.float64(")
 # Words naming files the reader lacks. "spec" as a word only (not spectral, special, specific).
 MISSING_FILES = (re.compile(r"\bspec\b", re.IGNORECASE), re.compile(r"\bthe dump\b|\bdump's\b", re.IGNORECASE),
                  re.compile(r"/work/"), re.compile(r"\bshared/"))

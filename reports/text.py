@@ -28,6 +28,9 @@ _LIST_ITEM = r"\s*(?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[-+\w.*/()√]+)\s*"
 _LIST = re.compile(r"\[(" + _LIST_ITEM + r"(?:," + _LIST_ITEM + r")+)\]")
 # a Python list or dict repr (one level of nesting), read with ast.literal_eval
 _REPR = re.compile(r"\[(?:[^\[\]{}]|\[[^\[\]]*\])*\]|\{(?:[^{}\[\]]|\{[^{}]*\}|\[[^\[\]]*\])*\}")
+# a Python tuple repr of strings, ('a', 'b') or ('a',): its items without quotes
+_QUOTED = r"""\s*(?:'[^'\n]*'|"[^"\n]*")\s*"""
+_STRING_TUPLE = re.compile(r"\((" + _QUOTED + r"(?:," + _QUOTED + r")*),?\s*\)")
 _POWER = re.compile(r"(?<=[\w)\]}‖|])\*\*(?=[-\w(])")
 _PRODUCT = re.compile(r"(?<=[\w)])\*(?=[\w(√])")
 _NAN = re.compile(r"(?<![\w.])nan(?![\w.])")
@@ -96,6 +99,7 @@ def normalize(text: str) -> str:
     text = _ARRAY.sub(r"\1", text)
     text = _REPR.sub(_repr, text)
     text = _LIST.sub(_list_items, text)
+    text = _STRING_TUPLE.sub(_list_items, text)
     text = _POWER.sub("^", text)
     text = _PRODUCT.sub("·", text)
     text = _NAN.sub("NaN", text)

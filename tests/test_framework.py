@@ -157,6 +157,28 @@ def test_criterion_arguments_are_shown_briefly_and_told_apart_exactly():
     assert close.differences(shown) == ["d: 0.3 → 0.3"]  # shown alike, told apart by the exact value
 
 
+def test_objects_and_private_helpers_are_shown_by_name():
+    import dataclasses
+
+    import numpy as np
+
+    @dataclasses.dataclass
+    class Model:
+        basis: np.ndarray
+
+    def _max_margin() -> None: ...
+
+    from fractions import Fraction
+
+    small, large = Fraction(1, 3), Model(np.arange(200.0).reshape(10, 20))  # short reprs stay as they are
+    shown = Criterion("any", lambda model, target, short: True)(large, _max_margin, small)
+    assert shown.arguments["model"].startswith("Model #") and "array" not in shown.arguments["model"]
+    assert shown.arguments["target"] == "max_margin" and shown.arguments["short"] == repr(small)
+    other = Criterion("any", lambda model, target, short: True)(Model(np.arange(200.0).reshape(20, 10)),
+                                                                 _max_margin, small)
+    assert other.differences(shown) == [f"model: {shown.arguments['model']} → {other.arguments['model']}"]
+
+
 def test_context_figures_are_json_scalars_and_rng_is_deterministic():
     ctx = Context("rank.x", Profile.FULL, 5)
     ctx.support("s", "numeric", True, "", {"inf": float("inf"), "nan": float("nan"), "n": 3, "ok": True},

@@ -446,6 +446,7 @@ def test_no_raw_markup_in_prose(text: str) -> None:
     ("max_ratio[0.5] and tightness_rate", [("max_ratio[0.5] and tightness_rate", "")]),
     ("widths ['a', 'b'] at time nan", [("widths (a, b) at time NaN", "")]),
     ("np.float64(0.30000000000000004)", [("0.3", "")]),
+    ("margins: ('6·sqrt(2)/9',) and ('a', \"b\")", [("margins: (6·sqrt(2)/9) and (a, b)", "")]),
     ("e^(-t), sigma_1", [("e", ""), ("−t", "sup"), (", σ", ""), ("1", "sub")]),
 ])
 def test_prose_reads_ascii_notation(raw: str, segments: list[tuple[str, str]]) -> None:

@@ -393,14 +393,18 @@ def _argument_text(value: Any) -> tuple[str, str]:
         name = getattr(value, "__qualname__", type(value).__name__)
         code = getattr(value, "__code__", None)
         full = f"{name}@{code.co_filename}:{code.co_firstlineno}" if code is not None else name
-        return name, full
+        # a private or local helper reads as its name, without Python's underscore or enclosing function
+        return name.rsplit("<locals>.", 1)[-1].lstrip("_"), full
     if isinstance(value, float):
         full = repr(value)
         return f"{value:.8g}", full
     full = repr(value) if not hasattr(value, "free_symbols") else str(value)  # sympy: str is stable and exact
     full = re.sub(r" at 0x[0-9a-f]+", "", full)  # default reprs carry addresses: not part of the value
     shown = " ".join(full.split())
-    if len(shown) > _SHOWN_CHARACTERS:
+    if len(shown) > _SHOWN_CHARACTERS and type(value).__module__ != "builtins" and not hasattr(value, "free_symbols"):
+        # an object (a network, a model): its type and a digest of its repr, not a cut-off repr full of arrays
+        shown = f"{type(value).__name__} #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
+    elif len(shown) > _SHOWN_CHARACTERS:
         shown = shown[: _SHOWN_CHARACTERS - 1] + "…"
     return shown, full
 
