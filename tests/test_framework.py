@@ -174,6 +174,8 @@ def test_objects_and_private_helpers_are_shown_by_name():
     shown = Criterion("any", lambda model, target, short: True)(large, _max_margin, small)
     assert shown.arguments["model"].startswith("Model #") and "array" not in shown.arguments["model"]
     assert shown.arguments["target"] == "max_margin" and shown.arguments["short"] == repr(small)
+    exact = Criterion("any", lambda margins: True)(("1", "-sqrt(2)/2"))
+    assert exact.arguments["margins"] == "(1, -sqrt(2)/2)"
     other = Criterion("any", lambda model, target, short: True)(Model(np.arange(200.0).reshape(20, 10)),
                                                                  _max_margin, small)
     assert other.differences(shown) == [f"model: {shown.arguments['model']} → {other.arguments['model']}"]

@@ -401,6 +401,8 @@ def _argument_text(value: Any) -> tuple[str, str]:
     full = repr(value) if not hasattr(value, "free_symbols") else str(value)  # sympy: str is stable and exact
     full = re.sub(r" at 0x[0-9a-f]+", "", full)  # default reprs carry addresses: not part of the value
     shown = " ".join(full.split())
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, str) for v in value):
+        shown = " ".join(("(" + ", ".join(value) + ")").split())  # exact values as text: no Python quotes
     if len(shown) > _SHOWN_CHARACTERS and type(value).__module__ != "builtins" and not hasattr(value, "free_symbols"):
         # an object (a network, a model): its type and a digest of its repr, not a cut-off repr full of arrays
         shown = f"{type(value).__name__} #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
@@ -698,8 +700,9 @@ def weakest(verdicts: Sequence[Verdict]) -> Verdict:
 
 
 def _names(items: Sequence[Evidence]) -> str:
-    return ", ".join(f"'{item.name}'" for item in items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3
-                                                                 else "")
+    """Up to three names in typographic quotes ('…' in parentheses would read as a Python tuple)."""
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return ", ".join(f"“{item.name}”" for item in items[:3]) + more
 
 
 def decide_conclusion(items: Sequence[Evidence], *, cited: bool) -> tuple[Verdict, str]:
