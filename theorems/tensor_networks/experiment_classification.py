@@ -28,6 +28,7 @@ from theorems.tensor_networks.experiment_regression import (
     NETWORKS,
     PAPER_REFERENCES,
     initial_directions,
+    random_directions,
 )
 from theorems.tensor_networks.experiment_regression import references as interpolants
 from verify import Context, Decision, claim, criterion, line, plain
@@ -164,8 +165,7 @@ def check_classification_experiment(ctx: Context) -> None:
                 aligned(refs, {a: regression[b] for a, b in permuted.items()}, 1e-9),
                 change="targets: each network's interpolant → the next network's")
 
-    rng = ctx.rng("directions")  # the regression experiment's construction, fresh draws
-    directions = [rng.normal(size=2) for _ in range(ctx.pick(2, 4))]
+    directions = random_directions(ctx.rng("directions"), ctx.pick(2, 4))  # the regression experiment's draws
     losses: dict[float, list[float]] = {alpha: [] for alpha in ALPHAS}
     early: dict[float, list[float]] = {alpha: [] for alpha in ALPHAS}
     horizon: dict[str, list[np.ndarray]] = {}
