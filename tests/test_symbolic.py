@@ -21,6 +21,7 @@ from numerics.symbolic import (
     lie_derivative,
     network_patterns,
     sign_patterns,
+    vanishes_as_rational_function,
     weight_matrices,
 )
 
@@ -87,6 +88,39 @@ def test_matrix_expressions():
     assert is_identically_zero((A * A.T).T - A * A.T).proved
     refuted = is_identically_zero(A.T * A - (A.T * A).T + A[0, 0] * sympy.eye(3) - A[0, 0] * sympy.ones(3, 3))
     assert refuted.refuted and refuted.residual.shape == (3, 3)
+
+
+def _random_rational_function(rng: np.random.Generator, atoms: list[sympy.Expr], terms: int) -> sympy.Expr:
+    """A sum of products of atoms to small integer powers (negative: in the denominator), rational coefficients."""
+    total = sympy.S.Zero
+    for _ in range(terms):
+        factors = [atoms[int(i)] ** int(rng.integers(-2, 4)) for i in rng.integers(0, len(atoms), 3)]
+        shifted = atoms[int(rng.integers(0, len(atoms)))] + int(rng.integers(1, 4))  # a non-monomial denominator
+        total += sympy.Rational(int(rng.integers(-9, 10)), int(rng.integers(1, 5))) * sympy.Mul(*factors) \
+            / shifted ** int(rng.integers(0, 3))
+    return total
+
+
+def test_the_flint_rational_function_test_agrees_with_sympys_cancel():
+    """The fast check of the cancel step against sympy's cancel∘together: random rational functions of symbols,
+    matrix entries, undefined functions, roots and exponentials: as they are and off an identity by a little
+    (nonzero, as cancel finds), and rewritten into identities (zero for both); floats are left to sympy."""
+    A, f = sympy.MatrixSymbol("A", 2, 2), sympy.Function("f")
+    atoms = [x, z, eps, A[0, 1], f(z), sympy.sqrt(x), sympy.exp(z)]
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        expr = _random_rational_function(rng, atoms, 3)
+        other = _random_rational_function(rng, atoms, 2)
+        combined = sympy.together(expr) - expr
+        for candidate in (expr, combined, combined + other / 10**6,
+                          expr / (1 + other) - sympy.together(expr / (1 + other))):
+            reference = sympy.cancel(sympy.together(candidate)) == 0
+            assert vanishes_as_rational_function(candidate) == reference, candidate
+    assert vanishes_as_rational_function(1 / (z - 1) - 1 / (z + 1) - 2 / (z**2 - 1))
+    assert vanishes_as_rational_function(x ** sympy.Rational(3, 2) * x ** sympy.Rational(-1, 2) - x)
+    assert not vanishes_as_rational_function(sympy.sin(z) ** 2 + sympy.cos(z) ** 2 - 1)  # trigsimp's job
+    assert not vanishes_as_rational_function(sympy.Float(0.5) * z - z / 2 + z)  # a float: undecided here
+    assert not vanishes_as_rational_function(1 / (z - z))  # zoo
 
 
 # -- Lie derivatives and conservation laws ------------------------------------------------------------------------
