@@ -105,20 +105,22 @@ def expansions_hold(depths: tuple[int, ...], small: sympy.Expr, large: tuple[sym
 
 @criterion("relative errors of the normalized Q against its limits decay with fitted exponents in the stated ranges")
 def normalized_limits(small: np.ndarray, large: np.ndarray, rho: np.ndarray, eta: np.ndarray, depths: tuple[int, ...],
-                      small_constant: tuple[float, ...]) -> Decision:
+                      small_constant: tuple[float, ...], small_logarithmic: np.ndarray) -> Decision:
     """α → 0: α^(L−2)Q → k_L Σ|ρ_j|/|η̄_j|^(L−2) (rate α^(L−2); k_L = c_L) for L ≥ 3 and Q/ln(1/α) → k_2‖ρ‖_1
-    (rate 1/ln(1/α)) for L = 2; α → ∞: α^(2L−2)Q → ½Σρ_j²/η̄_j^(2L−2) (rate α^(−2L))."""
+    (rate 1/ln(1/α), read over the α of ``small_logarithmic``) for L = 2; α → ∞: α^(2L−2)Q → ½Σρ_j²/η̄_j^(2L−2)
+    (rate α^(−2L))."""
     fits, bad = {}, []
     for depth, constant in zip(depths, small_constant, strict=True):
-        q = np.array([WeightedH.of_initialization(depth, a, eta).value(rho) for a in small])
+        alphas = small_logarithmic if depth == 2 else small
+        q = np.array([WeightedH.of_initialization(depth, a, eta).value(rho) for a in alphas])
         if depth == 2:
             limit = constant * np.sum(np.abs(rho))
-            error = np.abs(q / np.log(1 / small) - limit) / limit
-            fit, (low, high) = fit_rate(1 / small, error, transform="log"), (-1.1, -0.9)
+            error = np.abs(q / np.log(1 / alphas) - limit) / limit
+            fit, (low, high) = fit_rate(1 / alphas, error, transform="log"), (-1.1, -0.9)
         else:
             limit = constant * np.sum(np.abs(rho) / np.abs(eta) ** (depth - 2))
-            error = np.abs(small ** (depth - 2) * q - limit) / limit
-            fit, (low, high) = fit_rate(small, error), (depth - 2.1, depth - 1.9)
+            error = np.abs(alphas ** (depth - 2) * q - limit) / limit
+            fit, (low, high) = fit_rate(alphas, error), (depth - 2.1, depth - 1.9)
         fits[f"rate_small_L{depth}"] = fit.exponent
         if not fit.within(low, high):
             bad.append(f"α → 0, L = {depth}")
@@ -170,8 +172,8 @@ REM4C_MINIMIZERS = ("argmin Q → weighted ℓ1 interpolant as α → 0, weighte
     hypotheses=plain("H_L(t) = ∫_0^t h_L^(−1)", "Q_(L,α,η̄) of Theorem 4", "A of full row rank"),
     conclusions={REM4C_EXPANSIONS: "certified", REM4C_NORMALIZED: "confirmed", REM4C_MINIMIZERS: "confirmed"},
     corrects="tensor.rem4",
-    profiles={"quick": "symbolic expansions L = 2, 3, 4; normalized limits α ∈ 10^(−1..−4) and 10^(0.5..1.5); "
-                       "argmin sweeps α ∈ {0.1, 0.03, 0.01} (L = 3), {1e-2, 1e-10, 1e-50, 1e-100} (L = 2) and "
+    profiles={"quick": "symbolic expansions L = 2, 3, 4; normalized limits α ∈ 10^(−1..−4) (L = 2: 10^(−2..−8)) "
+                       "and 10^(0.5..1.5); argmin sweeps α ∈ {0.1, 0.03, 0.01} (L = 3), {1e-2, 1e-10, 1e-50, 1e-100} (L = 2) and "
                        "{3, 10, 30}",
               "full": "symbolic expansions L = 2..6; as quick otherwise, L = 2, 3, 4", "paper": "as full"},
     notes=plain(("The expansions are proved by sympy for each depth listed in the profile (L = 2, 3, 4 in the quick "
@@ -192,13 +194,16 @@ def check_remark_4_corrected(ctx: Context) -> None:
     rng = ctx.rng("rho")
     rho, eta = rng.normal(size=4), rng.choice([-1.0, 1.0], 4) * rng.uniform(0.5, 1.5, 4)
     small, large = np.logspace(-1, -4, 7), np.logspace(0.5, 1.5, 7)  # relative errors stay above rounding
+    # L = 2: the error is C/ln(1/α) + O(α²); where the instance's C nearly cancels (C = −0.01 at seed 20240608)
+    # the O(α²) term still shows at α = 0.1, so the logarithmic rate is read over α ∈ [1e-8, 1e-2]
+    logarithmic = np.logspace(-2, -8, 7)
     constants = (1.0, blowup_time(3), blowup_time(4))
     ctx.support("normalized limits of Q (finite-α proxy)", "trend",
-                normalized_limits(small, large, rho, eta, (2, 3, 4), constants),
+                normalized_limits(small, large, rho, eta, (2, 3, 4), constants, logarithmic),
                 "relative errors of α^(L−2)Q → c_L Σ|ρ_j|/|η̄_j|^(L−2) (rate α^(L−2)), Q/ln(1/α) → ‖ρ‖_1 (rate "
                 "1/ln(1/α)) and α^(2L−2)Q → ½Σρ_j²/η̄_j^(2L−2) (rate α^(−2L))", conclusion=REM4C_NORMALIZED)
     ctx.control("limits without c_L (constant 1)", normalized_limits(small, large, rho, eta, (2, 3, 4),
-                                                                     (1.0, 1.0, 1.0)),
+                                                                     (1.0, 1.0, 1.0), logarithmic),
                 "the α → 0 limit Σ|ρ_j|/|η̄_j|^(L−2) without c_L: the errors stop decaying for L = 3")
 
     # the minimizers: weighted ℓ1 (α → 0) and weighted ℓ2 (α → ∞) interpolants, certified by numerics.convex
