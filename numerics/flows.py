@@ -242,10 +242,9 @@ class GradientFlow:
         log ds/dt is −inf where the clock is undefined (L = 0, or ∇L = 0 for arclength).
         """
         with np.errstate(divide="ignore"):
-            log_loss = float(self.objective.log_value(theta))
-        if not np.isfinite(log_loss):
+            log_loss, direction = self.objective.log_value_and_descent(theta)  # −∇L/L: O(1) however small L is
+        if direction is None:
             return np.zeros_like(theta), -np.inf
-        direction = self.objective.descent(theta, log_scale=-log_loss)  # −∇L/L: O(1) however small L is
         return self._normalize(clock, log_loss, direction)
 
     def _compiled_field(self, clock: Clock, s: float, z: np.ndarray, track_time: bool) -> np.ndarray:

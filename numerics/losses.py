@@ -137,7 +137,27 @@ def _logsumexp(values: Array) -> Array:
         return top + mpmath.log(sum(mpmath.exp(v - top) for v in values))
     if B.is_torch(values):
         return values.logsumexp(-1)
+    if type(values) is np.ndarray and values.dtype == np.float64 and values.size:
+        return float_logsumexp(values)
     return logsumexp(values, axis=-1)
+
+
+def float_logsumexp(values: np.ndarray) -> np.ndarray | np.float64:
+    """``scipy.special.logsumexp(values, axis=-1)`` for a nonempty float64 array, operation for operation (the
+    maxima counted apart, log1p of the rest; where that is not finite, log Σ e^v), without scipy's array-API
+    dispatch: a tenth of the time, which flows of margin losses spend on every field evaluation."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        top = np.max(values, axis=-1, keepdims=True)
+        at_top = values == top
+        count = np.sum(at_top, axis=-1, keepdims=True, dtype=np.float64)
+        rest = np.sum(np.exp(np.where(at_top, -np.inf, values) - top), axis=-1, keepdims=True)
+        rest = np.where(rest == 0, rest, rest / count)
+        out = np.log1p(rest) + np.log(count) + top
+        finite = np.isfinite(out)
+        if not finite.all():  # scipy's fallback (C99 edge cases of exp and log)
+            out = np.where(finite, out, np.log(np.sum(np.exp(values), axis=-1, keepdims=True)))
+    out = out[..., 0]
+    return out[()] if out.ndim == 0 else out
 
 
 def _exp(x: Array) -> Array:
@@ -245,6 +265,22 @@ class Objective:
             return value.log() if B.is_torch(value) else np.log(value)
         log_terms = margin_loss(self.loss).log_value(self.margins(theta))
         return _logsumexp(log_terms) + self._log_scale(log_terms)
+
+    def log_value_and_descent(self, theta: Array) -> tuple[float, Array | None]:
+        """(log L(θ) as a float, −∇L(θ)/L(θ)): :meth:`log_value` and ``descent(θ, log_scale=−log L)`` with the same
+        operations, the margins computed once for a margin loss on the generic backend (the loss clock's field
+        evaluates both at every point). The direction is None where log L is not finite."""
+        if not self.is_margin or self.compiled(theta) is not None:
+            log_loss = float(self.log_value(theta))
+            return log_loss, self.descent(theta, log_scale=-log_loss) if np.isfinite(log_loss) else None
+        loss, margins = margin_loss(self.loss), self.margins(theta)
+        log_terms = loss.log_value(margins)
+        log_loss = float(_logsumexp(log_terms) + self._log_scale(log_terms))
+        if not np.isfinite(log_loss):
+            return log_loss, None
+        log_weights = loss.log_neg_derivative(margins)
+        weights = _exp(log_weights + self._log_scale(log_weights) + -log_loss)
+        return log_loss, self.model.vjp(theta, self.X, (weights * self.Y)[..., None])
 
     def log_weights(self, theta: Array) -> Array:
         """log(−ℓ'(q_i)) + log(scale): −∇L = Σ_i e^{log_weights_i} y_i ∇Φ(θ; x_i)."""

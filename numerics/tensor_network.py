@@ -19,13 +19,22 @@ from numerics import backend as B
 from numerics.backend import Array
 
 
+def _einsum(spec: str, *operands: Array) -> Array:
+    """numpy's einsum straight away for numpy operands (the common case), else the backend's dispatch."""
+    if all(type(x) is np.ndarray for x in operands):
+        return np.einsum(spec, *operands)
+    return B.einsum(spec, *operands)
+
+
 @dataclass(frozen=True, eq=False)
 class LinearTensorNetwork:
     """A linear tensor network stored by M(e_k) for each basis vector e_k of the input."""
 
     basis: np.ndarray  # (d, k_1, ..., k_L)
 
-    @property
+    # shapes, slices and einsum specs are cached: flows and descents call forward and vjp 10⁴–10⁶ times on tiny
+    # arrays, where rebuilding them and the backend's type dispatch cost more than the contractions
+    @functools.cached_property
     def degree(self) -> int:
         return self.basis.ndim - 1
 
@@ -35,7 +44,7 @@ class LinearTensorNetwork:
 
     d_out = 1
 
-    @property
+    @functools.cached_property
     def sizes(self) -> tuple[int, ...]:
         return tuple(self.basis.shape[1:])
 
@@ -43,18 +52,21 @@ class LinearTensorNetwork:
     def n_params(self) -> int:
         return sum(self.sizes)
 
+    @functools.cached_property
+    def _slices(self) -> tuple[slice, ...]:
+        bounds = np.cumsum((0, *self.sizes))
+        return tuple(slice(int(a), int(b)) for a, b in zip(bounds, bounds[1:]))
+
     def split(self, theta: Array) -> list[Array]:
-        parts, start = [], 0
-        for size in self.sizes:
-            parts.append(theta[..., start:start + size])
-            start += size
-        return parts
+        return [theta[..., part] for part in self._slices]
 
     def data_tensor(self, x: Array) -> Array:
         """M(x) for one input x."""
-        return B.einsum("k,k...->...", x, self._basis_like(x))
+        return _einsum("k,k...->...", x, self._basis_like(x))
 
     def _basis_like(self, x: Array) -> Array:
+        if type(x) is np.ndarray and x.dtype != object:
+            return self.basis
         if B.is_torch(x):
             import torch
 
@@ -66,18 +78,18 @@ class LinearTensorNetwork:
         """The basis as exact numbers (floats at their binary value), so exact inputs stay exact."""
         return B.to_object(self.basis, "exact")
 
+    @functools.cached_property
+    def _specs(self) -> dict[int | None, str]:
+        """The einsum spec of :meth:`_contract` for each open mode (None: all contracted)."""
+        lead, modes = "z", string.ascii_lowercase[: self.degree]
+        return {free: f"{lead}{modes}," + ",".join(modes[ell] for ell in range(self.degree) if ell != free)
+                + f"->{lead}" + (modes[free] if free is not None else "")
+                for free in (None, *range(self.degree))}
+
     def _contract(self, tensor: Array, vectors: Sequence[Array], free: int | None) -> Array:
         """tensor∘(v_1, ..., v_L), leaving mode ``free`` (0-based, counted after the leading axis) open."""
-        letters = string.ascii_lowercase
-        lead = "z"
-        modes = letters[: self.degree]
-        operands, specs = [], []
-        for ell, v in enumerate(vectors):
-            if ell != free:
-                operands.append(v)
-                specs.append(modes[ell])
-        out = lead + (modes[free] if free is not None else "")
-        return B.einsum(f"{lead}{modes}," + ",".join(specs) + f"->{out}", tensor, *operands)
+        operands = [v for ell, v in enumerate(vectors) if ell != free]
+        return _einsum(self._specs[free], tensor, *operands)
 
     def beta(self, theta: Array) -> Array:
         """The end-to-end linear predictor β(θ) ∈ R^d."""
@@ -88,7 +100,7 @@ class LinearTensorNetwork:
 
     def vjp(self, theta: Array, X: Array, G: Array) -> Array:
         """∇_θ Σ_i G_i f(x_i): block l is M(Xᵀ G)∘(v_1, .., I, .., v_L)."""
-        m = B.transpose(X) @ G[:, 0]  # Xᵀ G ∈ R^d
+        m = (X.T if type(X) is np.ndarray and X.ndim == 2 else B.transpose(X)) @ G[:, 0]  # Xᵀ G ∈ R^d
         tensor = self.data_tensor(m)[None]
         vectors = self.split(theta)
         grads = [self._contract(tensor, vectors, ell)[0] for ell in range(self.degree)]
