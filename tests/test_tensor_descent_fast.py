@@ -103,3 +103,23 @@ def test_the_claims_descent_chunks_record_the_reference_checkpoints(monkeypatch:
         reference = gradient_descent(objective, theta0, steps, experiment.STEP, record_every=steps // 10).theta
         assert got.shape == reference.shape
         assert np.max(np.abs(got - reference)) < RELATIVE * np.max(np.abs(reference))
+
+
+def test_the_regression_experiments_runs_match_the_reference() -> None:
+    """tensor.exp.regression's gd_runs (square loss on x = [1, 2], the paper's η and T, and the half-step run of the
+    Richardson extrapolation) against the numpy reference, one start per network at two scales."""
+    from theorems.tensor_networks import experiment_regression as experiment
+
+    rng = np.random.default_rng(6)
+    for name, network in experiment.NETWORKS.items():
+        objective = Objective(network, experiment.X, experiment.Y[:, None], "square")
+        theta_bar = experiment.initial_directions(name, rng.standard_normal(2))
+        starts = np.array([1.0 * theta_bar, 0.01 * theta_bar])
+        runs = experiment.gd_runs(objective, starts)
+        for theta0, (path, half_step_end) in zip(starts, runs):
+            reference = gradient_descent(objective, theta0, experiment.STEPS, experiment.STEP, record_every=50)
+            assert path.shape == reference.theta.shape
+            assert np.max(np.abs(path - reference.theta)) < RELATIVE * np.max(np.abs(reference.theta))
+            half = gradient_descent(objective, theta0, 2 * experiment.STEPS, experiment.STEP / 2,
+                                    record_every=2 * experiment.STEPS).final
+            assert np.max(np.abs(half_step_end - half)) < RELATIVE * np.max(np.abs(half))
