@@ -291,3 +291,30 @@ def test_flow_agreement_needs_first_order_convergence() -> None:
     assert flow_agreement(np.array([0.01, 0.02]), np.array([0.005, 0.01]), 0.1)
     assert not flow_agreement(np.array([0.01, 0.02]), np.array([0.019, 0.02]), 0.1)  # no gain from finer steps
     assert not flow_agreement(np.array([0.3]), np.array([0.15]), 0.1)  # too far from the flow
+
+
+def test_the_digits_and_the_sgd_step_of_fig2_are_sklearns_and_torchs() -> None:
+    """align.fig2's digits() against scikit-learn's load_digits (the same arrays), and its sgd_step against
+    torch.optim.SGD(lr=0.1): the same parameters, bit for bit, after a few steps of the claim's CNN."""
+    import torch
+    from sklearn.datasets import load_digits
+
+    from theorems.layer_alignment import figures
+
+    images, labels = figures.digits()
+    reference = load_digits()
+    assert np.array_equal(images, reference.images) and np.array_equal(labels, reference.target)
+    assert labels.dtype == reference.target.dtype
+    x = torch.tensor(images[:64] / 16.0, dtype=torch.float32)[:, None]
+    y = torch.tensor(labels[:64])
+    ours, theirs = figures.digits_cnn(3, None), figures.digits_cnn(3, None)
+    optimizer = torch.optim.SGD(theirs.parameters(), lr=figures.LEARNING_RATE)
+    for _ in range(3):
+        ours.zero_grad()
+        torch.nn.functional.cross_entropy(ours(x), y).backward()
+        figures.sgd_step(ours, figures.LEARNING_RATE)
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(theirs(x), y).backward()
+        optimizer.step()
+    assert all(torch.equal(a, b) for a, b in zip(ours.parameters(), theirs.parameters()))
+    assert not torch.equal(next(ours.parameters()), next(figures.digits_cnn(3, None).parameters()))  # it moved

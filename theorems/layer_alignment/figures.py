@@ -5,6 +5,7 @@ downloaded here, replaced by a small CNN on scikit-learn's bundled digits data m
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from theorems.layer_alignment.common import Dataset, layer_state, linear_network
 from theorems.layer_alignment.criteria import Named
 from verify import Context, claim, criterion, line
 from verify.claim import Plot, Series
+
+if TYPE_CHECKING:
+    import torch
 
 # -- align.fig1 ---------------------------------------------------------------------------------------------------
 
@@ -227,6 +231,40 @@ def dense_layers(model) -> list:
     return [m for m in model if isinstance(m, torch.nn.Linear)]
 
 
+LEARNING_RATE = 0.1
+
+
+def digits() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's 8×8 digits (images 1797 × 8 × 8 in 0..16, labels), as ``load_digits`` gives them: read from
+    the CSV file scikit-learn ships, without importing ``sklearn.datasets`` (a second of a quick run); through
+    ``load_digits`` where that file is not found (tests/test_align_descent.py checks both agree)."""
+    import gzip
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("sklearn")
+    path = Path(spec.origin).parent / "datasets" / "data" / "digits.csv.gz" if spec and spec.origin else None
+    if path is None or not path.is_file():
+        from sklearn.datasets import load_digits
+
+        bunch = load_digits()
+        return bunch.images, bunch.target
+    with gzip.open(path, "rt") as file:
+        data = np.loadtxt(file, delimiter=",")
+    return data[:, :-1].reshape(-1, 8, 8), data[:, -1].astype(int)
+
+
+def sgd_step(model: torch.nn.Module, lr: float) -> None:
+    """p ← p − lr·∇p for every parameter: ``torch.optim.SGD(lr=lr).step()`` without momentum or weight decay, the
+    same ``add_`` on CPU tensors, without constructing an optimizer (which imports torch._dynamo: 1.5 s)."""
+    import torch
+
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.grad is not None:
+                parameter.add_(parameter.grad, alpha=-lr)
+
+
 def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: int, updates: str = "sgd"
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SGD (step 0.1, batch 64, cross-entropy) on scikit-learn's 8×8 digits: (steps, risks, dense-layer ratios).
@@ -234,13 +272,11 @@ def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: 
     ``updates="random"`` (the control) replaces every parameter's stochastic gradient by a Gaussian direction of
     the same norm: the same step lengths, no information from the data."""
     import torch
-    from sklearn.datasets import load_digits
 
-    digits = load_digits()
-    images = torch.tensor(digits.images / 16.0, dtype=torch.float32)[:, None]
-    labels = torch.tensor(digits.target)
+    digit_images, digit_labels = digits()
+    images = torch.tensor(digit_images / 16.0, dtype=torch.float32)[:, None]
+    labels = torch.tensor(digit_labels)
     model = digits_cnn(seed, equal_norm)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     batches = np.random.default_rng(seed)
     recorded, risks, ratios = [], [], []
     for step in range(steps + 1):
@@ -252,14 +288,14 @@ def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: 
         if step == steps:
             break
         batch = torch.as_tensor(batches.integers(0, len(labels), 64))
-        optimizer.zero_grad()
+        model.zero_grad()
         torch.nn.functional.cross_entropy(model(images[batch]), labels[batch]).backward()
         if updates == "random":
             with torch.no_grad():
                 for parameter in model.parameters():
                     noise = torch.randn_like(parameter)
                     parameter.grad.copy_(noise * (parameter.grad.norm() / noise.norm()))
-        optimizer.step()
+        sgd_step(model, LEARNING_RATE)
     return np.array(recorded), np.array(risks), np.array(ratios)
 
 
