@@ -109,22 +109,28 @@ def losses_vanish(losses: Bundle, ratio: float) -> Decision:
                     {"max_final_loss_ratio": worst, "threshold": ratio})
 
 
-@criterion("along α → 0 the distance of each sweep's limits to its target decreases and its fitted exponent in α is "
-           "at least min_exponent")
+@criterion("along α → 0 (alphas decreasing) the envelope E(α) = max_(α' ≤ α) ‖β^∞(α') − target‖ of each sweep, which "
+           "tends to 0 iff the distance does, has a fitted exponent in α of at least min_exponent")
 def approaches_as_alpha_vanishes(alphas: np.ndarray, sweeps: Bundle, targets: Bundle, min_exponent: float) -> Decision:
-    exponents, monotone = [], True
-    for sweep, target in zip(sweeps, targets, strict=True):
+    exponents, dips = [], []
+    for index, (sweep, target) in enumerate(zip(sweeps, targets, strict=True)):
         errors = np.linalg.norm(sweep - target, axis=1)
-        exponents.append(fit_rate(alphas, errors).exponent)
-        monotone = monotone and is_monotone(errors)
-    holds = monotone and min(exponents) >= min_exponent
-    return Decision(bool(holds), "fitted exponents " + ", ".join(f"{e:.2f}" for e in exponents) + f" (at least "
-                    f"{min_exponent:g}); distances decrease: {monotone}",
-                    {f"rate_sweep{i + 1}": e for i, e in enumerate(exponents)} | {"min_exponent": min_exponent})
+        envelope = np.maximum.accumulate(errors[::-1])[::-1]  # the largest distance at this α or any smaller one
+        exponents.append(fit_rate(alphas, envelope).exponent)
+        if not is_monotone(errors):
+            dips.append(index + 1)
+    holds = min(exponents) >= min_exponent
+    return Decision(bool(holds), "fitted exponents of the envelopes " + ", ".join(f"{e:.2f}" for e in exponents)
+                    + f" (smallest {min(exponents):.2f}, at least {min_exponent:g} required); the distance itself "
+                    + ("decreases in every sweep" if not dips else "dips in sweeps " + ", ".join(map(str, dips))),
+                    {f"rate_sweep{i + 1}": e for i, e in enumerate(exponents)}
+                    | {"smallest_rate": min(exponents), "min_exponent": min_exponent, "sweeps_with_a_dip": len(dips)})
 
 
 THM6_PART1 = "(1) the loss tends to 0 under the Gram conditions (finite-time proxy; L = 2, 3, 4; α = 1, 0.1)"
 THM6_PART2 = "(2) lim_(α→0) lim_(t→∞) β = Xᵀ(XXᵀ)^(−1)y (finite-α proxy; L = 3 quick, 2, 3, 4 full)"
+SWEEP_ALPHAS = np.array([0.1, 0.03, 0.01, 0.003, 0.001, 0.0003])  # where ‖β^∞ − β_minℓ2‖ ∝ α has settled (notes)
+MIN_ENVELOPE_EXPONENT = 0.7  # measured ≥ 0.89 on 225 sweeps (L = 2, 3, 4); the min-ℓ1 control ≤ 0.35 on the same
 
 
 @claim(
@@ -141,12 +147,21 @@ THM6_PART2 = "(2) lim_(α→0) lim_(t→∞) β = Xᵀ(XXᵀ)^(−1)y (finite-α
     hypotheses=plain("d_1 = ⋯ = d_L = d", "square loss, X of full row rank, n ≤ d",
                      "(1): Gram conditions on the directions; (2): convergence of the loss"),
     conclusions={THM6_PART1: "confirmed", THM6_PART2: "confirmed"},
-    profiles={"quick": "L = 3 (and L = 2, 4 at α ∈ {1, 0.1} for part 1), d = 3, n = 2; α-sweep 1 → 0.01 (5 values) "
+    profiles={"quick": "L = 3 (and L = 2, 4 at α ∈ {1, 0.1} for part 1), d = 3, n = 2; α-sweep 0.1 → 3e-4 (6 values) "
                        "for Theorem 6.1 directions and Gaussian directions",
               "full": "α-sweeps for L = 2, 3, 4, two data sets each", "paper": "as full"},
     notes=plain(("Part (2) assumes 'L → 0 for some fixed initial directions'; the double limit needs convergence for "
                  "every small α (so it is assumed along the sweep, and checked on each run). The existence of "
                  "lim_t β is taken for granted in App. H.2; on every run here the flow reaches zero loss."),
+                ("Part (2) is read on α = 0.1 → 3e-4, where the distance to the minimum-ℓ2 interpolant has settled "
+                 "into its linear decay; at α = 1 and 0.3 the flow starts far from the origin and its limit can lie "
+                 "closer to the interpolant than at smaller α (Gaussian directions: ‖β^∞ − β_minℓ2‖ = 0.017 at α = 1 "
+                 "and 0.16 at α = 0.3 for one data set), which a sweep from α = 1 read as a failed trend. Both β^∞ "
+                 "and β_minℓ2 interpolate, so their difference lies in null(X), a line for n = 2, d = 3: its "
+                 "expansion aα + bα² + ⋯ can change sign at some α, where the distance dips to 0 (1 sweep in 225 "
+                 "between α = 0.03 and 0.01). The proxy therefore fits the envelope max_(α' ≤ α) ‖β^∞(α') − "
+                 "β_minℓ2‖, which tends to 0 iff the distance does, and asks for an exponent of at least 0.7 "
+                 "(measured ≥ 0.89 over 225 sweeps; the minimum-ℓ1 control ≤ 0.35)."),
                 ("Rate: the theorem states none; the measured error is linear in α (fitted exponent reported). App. "
                  "H.2's (88) would suggest O(α²) for the rank-one parts, but the component of W_1 outside row(X) "
                  "stays α(I − P_X)W̄_1 and contributes O(α) to β; (88) itself is refuted in tensor.aux.H2.")),
@@ -169,7 +184,7 @@ def check_theorem_6(ctx: Context) -> None:
                 "without λ > 0 the flow can start at a saddle and the loss stays at L(0)")
 
     # part 2: the α-sweep of the limit's distance to the minimum-ℓ2 interpolant
-    alphas = np.array([1.0, 0.3, 0.1, 0.03, 0.01])
+    alphas = SWEEP_ALPHAS
     sweeps, targets, l1_targets, curves, worst_residual = [], [], [], {}, 0.0
     for depth in ctx.pick([3], [2, 3, 4]):
         for index in range(ctx.pick(1, 2)):
@@ -191,14 +206,14 @@ def check_theorem_6(ctx: Context) -> None:
                 {"max_residual": worst_residual}, conclusion=THM6_PART2)
     sweeps = Bundle(sweeps)
     ctx.support("6.2: the limit approaches Xᵀ(XXᵀ)^(−1)y as α → 0 (finite-α proxy)", "trend",
-                approaches_as_alpha_vanishes(alphas, sweeps, Bundle(targets), 0.8),
-                "LSODA to t = 1e9; ‖β^∞ − β_minℓ2‖ along α = 1 → 0.01 (≈ linear in α with Theorem 6.1's directions) "
-                "for both kinds of directions (certified min-ℓ2 interpolant from numerics.convex)",
+                approaches_as_alpha_vanishes(alphas, sweeps, Bundle(targets), MIN_ENVELOPE_EXPONENT),
+                "LSODA to t = 1e9; the envelope max_(α' ≤ α) ‖β^∞(α') − β_minℓ2‖ along α = 0.1 → 3e-4 (≈ linear "
+                "in α there) for both kinds of directions (certified min-ℓ2 interpolant from numerics.convex)",
                 conclusion=THM6_PART2,
                 plot=line("Theorem 6.2: distance of the limit to the minimum-ℓ2 interpolant", curves, xlabel="α",
                           ylabel="‖β^∞ − β_minℓ2‖", xscale="log", yscale="log"))
-    ctx.control("the minimum-ℓ1 interpolant as the limit", approaches_as_alpha_vanishes(alphas, sweeps,
-                                                                                       Bundle(l1_targets), 0.8),
+    ctx.control("the minimum-ℓ1 interpolant as the limit",
+                approaches_as_alpha_vanishes(alphas, sweeps, Bundle(l1_targets), MIN_ENVELOPE_EXPONENT),
                 "the same rate test against the minimum-ℓ1 interpolant")
 
 
