@@ -8,6 +8,7 @@ Networks and losses are written once against these helpers and then run on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -56,13 +57,27 @@ def einsum(spec: str, *operands: Array) -> Array:
     return np.einsum(spec, *operands)
 
 
+@functools.lru_cache(maxsize=65536)
+def _irrational_positive(value: sympy.Expr) -> bool:
+    return bool(value > 0)
+
+
+def _is_positive(value: Any) -> bool:
+    """``bool(value > 0)``, remembered for irrational sympy numbers: exact networks meet the same few algebraic
+    numbers (√2/2, ...) thousands of times, and sympy decides each comparison anew by numerical evaluation
+    (a third of a millisecond each)."""
+    if isinstance(value, sympy.Expr) and not value.is_Rational:
+        return _irrational_positive(value)
+    return bool(value > 0)
+
+
 def positive(z: Array) -> Array:
     """Indicator of z > 0, in z's own number system (1/0 entries)."""
     if is_torch(z):
         return (z > 0).to(z.dtype)
     z = np.asarray(z)
     if z.dtype == object:
-        return np.vectorize(lambda v: 1 if bool(v > 0) else 0, otypes=[object])(z)
+        return np.vectorize(lambda v: 1 if _is_positive(v) else 0, otypes=[object])(z)
     return (z > 0).astype(z.dtype)
 
 
@@ -72,7 +87,8 @@ def relu_derivative(z: Array, slope_at_zero: float) -> Array:
         return (z > 0).to(z.dtype) + slope_at_zero * (z == 0).to(z.dtype)
     z = np.asarray(z)
     if z.dtype == object:
-        return np.vectorize(lambda v: 1 if bool(v > 0) else (slope_at_zero if v == 0 else 0), otypes=[object])(z)
+        return np.vectorize(lambda v: 1 if _is_positive(v) else (slope_at_zero if v == 0 else 0),
+                            otypes=[object])(z)
     return (z > 0).astype(z.dtype) + slope_at_zero * (z == 0).astype(z.dtype)
 
 

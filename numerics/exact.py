@@ -188,17 +188,26 @@ def signs(values: Any) -> np.ndarray:
         if value.is_Rational:
             out[index] = int(sympy.sign(value))
             continue
-        # Fast path: a 30-digit evaluation clearly away from 0 fixes the sign; exact zero tests only
-        # for the rest, which need the (slower) canonical form in the field.
-        approx = sympy.N(value, _SIGN_PRECISIONS[0])
-        if abs(approx) > sympy.Float(10) ** (10 - _SIGN_PRECISIONS[0]):
-            out[index] = 1 if approx > 0 else -1
+        sign_ = _clear_sign(value)
+        if sign_:
+            out[index] = sign_
         else:
             undecided.append(index)
     if undecided:
         for index, value in zip(undecided, canonical([arr[i] for i in undecided])):
             out[index] = _sign_of_canonical(value)
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _clear_sign(value: Exact) -> int:
+    """±1 when a 30-digit evaluation is clearly away from 0 (the fast path of :func:`signs`), else 0: exact zero
+    tests only for the rest, which need the (slower) canonical form in the field. Remembered: activation patterns
+    of exact networks read the signs of the same algebraic numbers over and over."""
+    approx = sympy.N(value, _SIGN_PRECISIONS[0])
+    if abs(approx) > sympy.Float(10) ** (10 - _SIGN_PRECISIONS[0]):
+        return 1 if approx > 0 else -1
+    return 0
 
 
 def _sign_of_canonical(value: Exact) -> int:

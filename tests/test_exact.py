@@ -27,3 +27,15 @@ def test_mpf_array_signs() -> None:
     values = [mpmath.mpf(-2), mpmath.mpf(0), mpmath.mpf("1e-30")]
     assert list(E.signs(values)) == [-1, 0, 1]
     assert E.to_exact_number(mpmath.mpf(-2)) == sympy.Integer(-2)
+
+
+def test_remembered_signs_of_algebraic_numbers_are_the_uncached_ones() -> None:
+    """signs() remembers the 30-digit fast path per number: the same signs as sympy's own comparison, for clear
+    values, for repeats, and for hidden zeros (left to the exact canonical form, never remembered as ±1)."""
+    r2, r3 = sympy.sqrt(2), sympy.sqrt(3)
+    values = [r2 / 2, -r2 / 2, r2 - r3, r3 - r2, r2 * r3 - sympy.sqrt(6), (r2 + 1) ** 2 - 2 * r2 - 3,
+              sympy.Rational(-3, 7), sympy.S.Zero, r2 / 2, sympy.Rational(10) ** -40 + r2 - r2]
+    expected = [1, -1, -1, 1, 0, 0, -1, 0, 1, 1]
+    for _ in range(2):  # the second pass is served from the cache
+        assert list(E.signs(values)) == expected
+    assert [int(bool(v > 0)) - int(bool(v < 0)) for v in values[:4]] == expected[:4]

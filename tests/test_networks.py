@@ -185,3 +185,15 @@ def test_strided_patches_overlap():
     assert W.shape == (3, 7)
     np.testing.assert_array_equal(W[1], [0, 0, 1, 2, 3, 0, 0])
     np.testing.assert_array_equal(W[2], [0, 0, 0, 0, 1, 2, 3])
+
+
+def test_exact_relu_indicators_are_sympys_comparisons() -> None:
+    """B.positive and B.relu_derivative on exact numbers (irrational ones remembered per value) agree with
+    bool(v > 0) entrywise, also when a value repeats."""
+    r2 = sympy.sqrt(2)
+    z = np.array([r2 / 2, -r2 / 2, r2 - sympy.sqrt(3), sympy.S.Zero, sympy.Rational(1, 3), r2 / 2, 1 - r2 + r2 - 1],
+                 dtype=object)
+    expected = [1 if bool(v > 0) else 0 for v in z]
+    assert list(B.positive(z)) == expected == [1, 0, 0, 0, 1, 1, 0]
+    slopes = B.relu_derivative(z, sympy.Rational(1, 2))
+    assert list(slopes) == [1, 0, 0, sympy.Rational(1, 2), 1, 1, sympy.Rational(1, 2)]
