@@ -291,29 +291,52 @@ def converging(a: Alignment) -> tuple[bool, RateFit]:
     return ok, fit
 
 
+EARLY_REGIME_CEILING = 0.35  # the proxies end below this (rad, or ratio): 0.03–0.24 towards ū over 23 seeds,
+# 0.50–0.71 towards a support vector, whose angle can still fall like (ln t)^(−0.3) in the early regime
+
+
 @criterion("finite-time proxy of one conclusion of Theorem 4 on every run: over the last decade of t_GF the "
-           "quantity decreases at least like (ln t)^(−1/4): ∠(w_prod, target) for w_prod, ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ "
-           "for the target, the proof's mechanism) for v_1")
-def theorem4_part(runs: Named, target: Named, part: str):
-    failed, figures = [], {}
+           "quantity decreases at least like (ln t)^(−1/4) and ends at most at the ceiling: ∠(w_prod, target) for "
+           "w_prod, ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ for the target, the proof's mechanism) for v_1")
+def theorem4_part(runs: Named, target: Named, part: str, ceiling: float = EARLY_REGIME_CEILING):
+    failed, figures = [], {"ceiling": ceiling}
     for label, trace in runs.value:
         a = alignment(trace, target.value)
         late = last_decade(a.time)
         if part == "first layer":
             fit = fit_rate(a.time[late], a.perpendicular_ratio[late], "log")
-            ok = is_monotone(a.perpendicular_ratio[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
+            ok = (is_monotone(a.perpendicular_ratio[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
+                  and a.perpendicular_ratio[-1] <= ceiling)
             figures[f"{label}: final_singular_deficit"] = float(a.singular_deficit[-1])
             figures[f"{label}: final_perpendicular_ratio"] = float(a.perpendicular_ratio[-1])
             figures[f"{label}: perpendicular_ratio_exponent_in_ln_t"] = fit.exponent
         else:
             fit = fit_rate(a.time[late], a.angle[late], "log")
-            ok = is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
+            ok = (is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
+                  and a.angle[-1] <= ceiling)
             figures[f"{label}: final_angle"] = float(a.angle[-1])
             figures[f"{label}: angle_exponent_in_ln_t"] = fit.exponent
         figures[f"{label}: gf_time"] = float(a.time[-1])
         if not ok:
             failed.append(label)
     return not failed, f"fails on {failed}" if failed else "every run", figures
+
+
+def past_the_overshoot(objective, theta0: np.ndarray, steps: int, target: np.ndarray,
+                       extensions: int = 2) -> DescentTrace:
+    """An Assumption-5 run of ``steps`` steps, or 3× and 9× as many while its last decade is still in the overshoot
+    after the saddle escape (∠(w_prod, ū) dips below its late value and rises again, so it is not yet decreasing
+    over the last decade): the finite-time proxy is read once the angle decreases again; its rate is not looked at
+    here (at seed 20240610 the 20000-step run's angle rises from 0.0377 to 0.0429 within its last decade; at 60000
+    steps it decreases like (ln t)^(−0.28))."""
+    for _ in range(extensions + 1):
+        trace = assumption5_trace(objective, theta0, steps)
+        measured = alignment(trace, target)
+        angles = measured.angle[last_decade(measured.time)]
+        if is_monotone(angles, "decreasing", MONOTONE_RTOL):
+            return trace
+        steps *= 3
+    return trace
 
 
 @criterion("the proof's per-step facts at every step: the ‖W_1‖ identity, (38), (39) and the +1 bound")
@@ -338,8 +361,8 @@ def first_layer_steps(runs: Named, target: Named):
                                                                           "duals "
                 "(the 'almost all data' of Lemma 3)"), "Assumption 5 (implementable reading)"),
     conclusions={"|⟨v_1(t), ū⟩| → 1": "confirmed", "w_prod(t)/∏_k‖W_k(t)‖_F → ū": "confirmed"},
-    profiles={"quick": "DS3 (A3 certified) [3,3,1] under Assumption 5 for 20000 steps (t_GF ≈ 145): the proof's "
-                       "per-step "
+    profiles={"quick": "DS3 (A3 certified) [3,3,1] under Assumption 5 for 20000 steps (t_GF ≈ 145; 3× or 9× as many "
+                       "while a run ends in the overshoot after the saddle escape): the proof's per-step "
                        "facts at every step and a finite-time proxy; outside the theorem: constant step 1 for 10000 "
                        "steps "
                        "(t = 1e4); controls: the same proxy against wrong directions",
@@ -370,22 +393,24 @@ def check_thm4(ctx: Context) -> None:
     hypotheses_hold = svm.certified and spans_space(data, svm) and bool(np.all(svm.duals[list(svm.support)] > 0))
     u_bar = Named("ū of DS3 (certified)", svm.direction)
     objective = risk(linear_network((3, 3, 1)), data, "logistic")
-    traces = []
+    traces, extended = [], {}
     for scale in ctx.pick((0.3,), (0.3, 0.1)):
         theta0 = admissible_initialization(objective, ctx.rng(f"init {scale}"), scale)
-        traces.append((f"scale {scale}", assumption5_trace(objective, theta0, ctx.pick(20000, 60000))))
+        trace = past_the_overshoot(objective, theta0, ctx.pick(20000, 60000), svm.direction)
+        traces.append((f"scale {scale}", trace))
+        extended[f"scale {scale}: steps"] = trace.steps
     runs = Named(f"{len(traces)} Assumption-5 runs on DS3 [3,3,1]", traces)
     ctx.support("the proof's per-step facts", "numeric", first_layer_steps(runs, u_bar),
                 f"{sum(t.steps for _, t in traces)} Assumption-5 steps: the ‖W_1‖ identity to {IDENTITY_TOLERANCE:g}, "
                 f"(38), (39) and the +1 bound with slack ≥ −{IDENTITY_TOLERANCE:g}",
-                {"DS3_hypotheses_hold": hypotheses_hold, "margin": svm.margin}, conclusion=first_layer)
+                {"DS3_hypotheses_hold": hypotheses_hold, "margin": svm.margin} | extended, conclusion=first_layer)
     ctx.support("v_1: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "first layer"),
-                "‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4) (early "
-                "regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², and it is reported)",
+                f"‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
+                f"{EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², and it is reported)",
                 conclusion=first_layer)
     ctx.support("w_prod: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "product"),
-                "∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^(−1/4) (early regime)",
-                conclusion=product)
+                f"∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
+                f"{EARLY_REGIME_CEILING:g} rad (early regime)", conclusion=product)
     # the asymptotic shape, outside the theorem: a practical constant step
     theta0 = admissible_initialization(objective, ctx.rng("practical"), 0.1)
     practical = descent_trace(objective, theta0, ctx.pick(10000, 40000), 1.0)
