@@ -98,14 +98,19 @@ def test_remark_1_monitor_reads_the_movement_against_its_own_rate():
     levels = log_levels(1.0, 1e8, 2)
     limit = 0.3
     decaying = _rotating(levels, limit - 0.5 * levels ** -0.5)  # moves like Q^(−1/2): the limit is 0.3 rad
-    assert settles(levels, decaying, levels[-1], 2e-2, 1e-10, True)
-    assert not settles(levels, decaying, levels[-1], 2e-2, 1e-10, False)  # the flow must reach its level
-    assert settles(levels, turning(levels, decaying, 0.0), levels[-1], 2e-2, 1e-10, True)
-    assert not settles(levels, turning(levels, decaying, 0.2), levels[-1], 2e-2, 1e-10, True)
+    assert settles(levels, decaying, levels[-1], 2e-2, 1e-10, True, 2)
+    assert not settles(levels, decaying, levels[-1], 2e-2, 1e-10, False, 2)  # the flow must reach its level
+    assert settles(levels, turning(levels, decaying, 0.0), levels[-1], 2e-2, 1e-10, True, 2)
+    assert not settles(levels, turning(levels, decaying, 0.2), levels[-1], 2e-2, 1e-10, True, 2)
     logarithmic = _rotating(levels, 0.05 * np.log10(levels))  # never settles, 0.05 rad per decade
-    decision = settles(levels, logarithmic, levels[-1], 2e-2, 1e-10, True)
+    decision = settles(levels, logarithmic, levels[-1], 2e-2, 1e-10, True, 2)
     assert not decision and decision.decision.figures["ratio"] == pytest.approx(1.0, abs=1e-9)
-    slow = _rotating(levels, limit - 0.5 * levels ** -0.02)  # decays, but the tail is ~0.3 rad
-    assert not settles(levels, slow, levels[-1], 2e-2, 1e-10, True)
-    jitter = _rotating(levels, 1e-4 * (np.arange(levels.size) % 2))  # below the resolution Q_end·rtol = 1e-2
-    assert settles(levels, jitter, levels[-1], 2e-2, 1e-10, True)
+    slow = _rotating(levels, limit - 2.0 * levels ** -0.02)  # decays, but the tail is > 1 rad (0.13 rad moved over
+    # the last two decades: above the path's resolution 0.038, which a 0.033 rad move of amplitude 0.5 is not)
+    assert not settles(levels, slow, levels[-1], 2e-2, 1e-10, True, 2)
+    jitter = _rotating(levels, 1e-4 * (np.arange(levels.size) % 2))  # below the path's resolution 2·Σ(Q_k + Q_(k+1))·rtol
+    assert settles(levels, jitter, levels[-1], 2e-2, 1e-10, True, 2)
+    # the resolution is the noise of the measured path: a depth-L product, both ends of every step
+    noise = _rotating(levels, 9e-3 * (np.arange(levels.size) % 2))  # ±9e-3 rad jumps at the last levels
+    assert settles(levels, noise, levels[-1], 2e-2, 1e-10, True, 3)
+    assert not settles(levels, noise, levels[-1], 2e-2, 1e-10, True, 1)

@@ -599,18 +599,24 @@ def _decade_paths(levels: np.ndarray, directions: np.ndarray, end: float) -> tup
 
 
 @criterion("u(Q) settles before Q_end: its path length over the two decades up to Q_end is below the resolution "
-           "Q_end·rtol, or its path length per decade decreases (ratio ρ < 1) and the geometric tail D_last·ρ/(1 − ρ) "
-           "is ≤ tolerance")
+           "of the measured path, or its path length per decade decreases (ratio ρ < 1) and the geometric tail "
+           "D_last·ρ/(1 − ρ) is ≤ tolerance")
 def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: float, rtol: float,
-            reached: bool) -> Decision:
+            reached: bool, depth: int) -> Decision:
     """A finite-time proxy of "u converges in direction", read relative to the flow's own rate: D_1, D_2 are the path
     lengths of u over the decade before last and the last decade up to Q_end. Movement below the resolution of u
     (the margins, hence the softmax weights, are accurate to about Q·rtol) is not resolved; above it the movement
-    per decade must shrink, and its geometric continuation must stay within ``tolerance`` of u(Q_end)."""
+    per decade must shrink, and its geometric continuation must stay within ``tolerance`` of u(Q_end).
+
+    The resolution of the measured path: θ is accurate to rtol relative, β (a product of ``depth`` layers) to about
+    depth·rtol, so the margins and the softmax weights to about depth·Q·rtol, and each step u(Q_k) → u(Q_(k+1)) of
+    the path carries up to depth·(Q_k + Q_(k+1))·rtol of noise (at seed 20240608 the L = 2 diagonal flow's u moved
+    0.0197 rad over (1e6, 1e8], all of it at this noise level: 0.0374 rad)."""
     earlier, later, last = _decade_paths(levels, directions, end)
     if levels[last] < 100 * levels[0]:
         return Decision(None, f"fewer than two decades of levels before Q_end = {levels[last]:.3g}")
-    resolution = float(levels[last]) * rtol
+    window = np.flatnonzero((levels[: last + 1] >= levels[last] / 100 * (1 - 1e-9)))
+    resolution = float(depth * rtol * sum(levels[k] + levels[k + 1] for k in window[:-1]))
     ratio = later / earlier if earlier > 0 else (0.0 if later == 0 else float("inf"))
     tail = later * ratio / (1 - ratio) if ratio < 1 else float("inf")
     resolved = earlier + later > resolution
@@ -619,7 +625,7 @@ def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: f
                "ratio": ratio, "extrapolated_tail_rad": tail, "tolerance": tolerance, "Q_end": float(levels[last]),
                "levels_reached": bool(reached)}
     if not resolved:
-        verdict = f"{earlier + later:.3g} rad in all, below the resolution Q_end·rtol = {resolution:.3g}"
+        verdict = f"{earlier + later:.3g} rad in all, below the resolution L·Σ(Q_k + Q_(k+1))·rtol = {resolution:.3g}"
     else:
         verdict = (f"{earlier + later:.3g} rad in all (> resolution {resolution:.3g}); ratio {ratio:.3g}, "
                    f"extrapolated remaining movement {tail:.3g} rad ({'≤' if tail <= tolerance else '>'} "
@@ -662,8 +668,9 @@ def turning(levels: np.ndarray, directions: np.ndarray, rate: float) -> np.ndarr
             "monitors the assumption on the flows of Theorem 2 (it holds there) and shows that the monitor "
             "separates a settled direction from one that keeps turning."),
            ("Finite-time proxy read relative to the flow's own rate: with D_1, D_2 the path lengths of u over the "
-            "two decades before the last level Q_end, u has settled when D_1 + D_2 is below its resolution "
-            "Q_end·rtol (the margins, hence the softmax weights, are accurate to about Q·rtol; rtol = 1e-10), or "
+            "two decades before the last level Q_end, u has settled when D_1 + D_2 is below the resolution of the "
+            "measured path, L·Σ_k (Q_k + Q_(k+1))·rtol over its steps (β, a product of L layers, is accurate to "
+            "about L·rtol, so the margins and softmax weights to about L·Q·rtol; rtol = 1e-10), or "
             "when D_2 = ρ D_1 with ρ < 1 and the geometric continuation D_2 ρ/(1 − ρ) of the movement is at most "
             "2e-2 rad. A fixed threshold on the drift over two decades fails on flows that are still leaving a "
             "stationary point at the horizon: these flows move incrementally (the support vectors change in "
@@ -689,7 +696,7 @@ def check_rem1(ctx: Context) -> None:
         reached = bool(levels[-1] >= SINGULAR_LEVEL)
         end = float(levels[-1])
         ctx.support(f"{name}: Xᵀr settles in direction", "trend",
-                    settles(levels, directions, end, REM1_TAIL, FLOW_RTOL, reached),
+                    settles(levels, directions, end, REM1_TAIL, FLOW_RTOL, reached, len(decomposition.U)),
                     f"finite-time proxy over the two decades up to the last level reached, Q = {end:.2g} (at least "
                     f"{SINGULAR_LEVEL:g} required; every level up to {REM1_STOP:g} reached: {path.completed})",
                     {"nfev": path.nfev},
@@ -698,7 +705,8 @@ def check_rem1(ctx: Context) -> None:
                               xlabel="Q = −log L", ylabel="angle (rad)", xscale="log", yscale="log",
                               reference={"resolution Q_end·rtol": end * FLOW_RTOL}))
         ctx.control(f"{name}: a direction turning by {REM1_TURN:g} rad per decade is rejected",
-                    settles(levels, turning(levels, directions, REM1_TURN), end, REM1_TAIL, FLOW_RTOL, reached),
+                    settles(levels, turning(levels, directions, REM1_TURN), end, REM1_TAIL, FLOW_RTOL, reached,
+                            len(decomposition.U)),
                     change=f"directions: u(Q) → u(Q) turned by {REM1_TURN:g}·log10 Q rad in the plane of u(Q_end) "
                            "and the coordinate axis least aligned with it")
 
