@@ -402,7 +402,7 @@ def test_failing_items_are_shown_failing(text: str) -> None:
     assert "C1targettwonegativecontrolnotrejected" in toothless
     assert "C2notolerancenegativecontrolundecided" in toothless and "ValueError" in toothless
     error = _section(text, "tensor.prop5", "error")
-    assert "defect:proof'boundholdssymbolically'andcounterexample'boundfailsatx=3'" in error
+    assert "defect:proof“boundholdssymbolically”andcounterexample“boundfailsatx=3”" in error
 
 
 def test_summary_counts_full_and_partial_certification_and_every_verdict(text: str, small_run: RunResults) -> None:
