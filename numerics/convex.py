@@ -337,7 +337,37 @@ def _certify(problem: ConvexProblem, numeric: _Numeric) -> tuple[Certificate | N
             return certificate, ""
         else:
             reason = f"exact tests failed on active set {active}: {', '.join(certificate.failed_tests())}"
+    if problem.norm == "l1":  # an LP: some vertex of the optimal face is optimal too
+        vertex = _certify_vertex(problem, numeric, tried)
+        if vertex is not None:
+            return vertex, ""
     return None, reason
+
+
+_VERTEX_CANDIDATES = 64  # supports tried at most when the solver returned a point inside an optimal face
+
+
+def _certify_vertex(problem: ConvexProblem, numeric: _Numeric,
+                    tried: set[tuple[tuple[int, ...], tuple[int, ...]]]) -> Certificate | None:
+    """The ℓ1 problem is an LP, so a vertex of its optimal face is optimal: where the solver returned a point inside
+    a face (coordinates tied to rounding, e.g. equal singular values, split the weight) the exact KKT system on its
+    support is inconsistent, but on a sub-support of at most as many coordinates as active constraints it holds.
+    Tries those sub-supports (largest |β̂_j| first), each with its active set."""
+    from itertools import combinations
+
+    for active, support in sorted(tried):
+        if len(support) <= len(active):
+            continue
+        ranked = sorted(support, key=lambda j: -abs(numeric.beta[j]))
+        candidates = [tuple(sorted(c)) for size in range(1, len(active) + 1) for c in combinations(ranked, size)]
+        for subset in candidates[:_VERTEX_CANDIDATES]:
+            try:
+                certificate = _exact_kkt_point(problem, numeric, active, subset)
+            except (E.NotAlgebraicError, ArithmeticError):
+                return None
+            if certificate is not None and certificate.verified:
+                return certificate
+    return None
 
 
 def _exact_kkt_point(problem: ConvexProblem, numeric: _Numeric, active: tuple[int, ...],

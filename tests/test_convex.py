@@ -317,3 +317,14 @@ def test_highs_writes_nothing_to_stdout(capfd):
     assert ref.cross_check.solver == "HIGHS"
     out, err = capfd.readouterr()
     assert out == "" and "HiGHS" not in err
+
+
+def test_l1_certifies_a_vertex_when_the_solver_returns_a_point_inside_an_optimal_face():
+    """Two columns equal up to rounding (the tied singular values of a full-length convolution): the interior-point
+    solver splits the weight between them, whose exact KKT system is inconsistent; a vertex of the face certifies."""
+    s = np.array([[1.6466317292326647, 1.6466317292326644, 0.22955561, 0.09770094]])
+    reference = max_margin(s, np.array([1.0]), "l1")
+    assert reference.status == "certified"
+    assert np.count_nonzero(reference.solution) == 1 and reference.solution[0] == pytest.approx(1 / s[0, 0])
+    # the certificate is exact: the vertex on the larger column; the other column's would violate dual feasibility
+    assert 1 / np.abs(reference.solution).sum() == pytest.approx(s.max(), rel=1e-15)
