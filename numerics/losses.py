@@ -263,7 +263,10 @@ class Objective:
             if _is_object(value):
                 return mpmath.log(value)
             return value.log() if B.is_torch(value) else np.log(value)
-        log_terms = margin_loss(self.loss).log_value(self.margins(theta))
+        return self._margin_log_value(self.margins(theta))
+
+    def _margin_log_value(self, margins: Array) -> Array:
+        log_terms = margin_loss(self.loss).log_value(margins)
         return _logsumexp(log_terms) + self._log_scale(log_terms)
 
     def log_value_and_descent(self, theta: Array) -> tuple[float, Array | None]:
@@ -273,19 +276,23 @@ class Objective:
         if not self.is_margin or self.compiled(theta) is not None:
             log_loss = float(self.log_value(theta))
             return log_loss, self.descent(theta, log_scale=-log_loss) if np.isfinite(log_loss) else None
-        loss, margins = margin_loss(self.loss), self.margins(theta)
-        log_terms = loss.log_value(margins)
-        log_loss = float(_logsumexp(log_terms) + self._log_scale(log_terms))
+        margins = self.margins(theta)
+        log_loss = float(self._margin_log_value(margins))
         if not np.isfinite(log_loss):
             return log_loss, None
-        log_weights = loss.log_neg_derivative(margins)
-        weights = _exp(log_weights + self._log_scale(log_weights) + -log_loss)
-        return log_loss, self.model.vjp(theta, self.X, (weights * self.Y)[..., None])
+        return log_loss, self._margin_descent(theta, margins, -log_loss)
 
     def log_weights(self, theta: Array) -> Array:
         """log(−ℓ'(q_i)) + log(scale): −∇L = Σ_i e^{log_weights_i} y_i ∇Φ(θ; x_i)."""
-        lw = margin_loss(self.loss).log_neg_derivative(self.margins(theta))
+        return self._log_weights_at(self.margins(theta))
+
+    def _log_weights_at(self, margins: Array) -> Array:
+        lw = margin_loss(self.loss).log_neg_derivative(margins)
         return lw + self._log_scale(lw)
+
+    def _margin_descent(self, theta: Array, margins: Array, log_scale: Array | float) -> Array:
+        weights = _exp(self._log_weights_at(margins) + log_scale)
+        return self.model.vjp(theta, self.X, (weights * self.Y)[..., None])
 
     def descent(self, theta: Array, log_scale: Array | float = 0.0) -> Array:
         """e^{log_scale}·(−∇L(θ)), with the scale folded into the per-sample weights (no overflow)."""
@@ -293,8 +300,7 @@ class Objective:
             return fast.descent(theta, float(log_scale))
         if not self.is_margin:
             return -self.gradient(theta) * _exp(log_scale)
-        weights = _exp(self.log_weights(theta) + log_scale)
-        return self.model.vjp(theta, self.X, (weights * self.Y)[..., None])
+        return self._margin_descent(theta, self.margins(theta), log_scale)
 
     def gradient(self, theta: Array) -> Array:
         if not self.is_margin:
