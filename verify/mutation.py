@@ -62,6 +62,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verify.bench import cpu_seconds
+
 # -- operators ----------------------------------------------------------------------------------------------------
 _ORDERED = ("Lt", "LtE", "Gt", "GtE")
 COMPARISON_PAIRS = (("Lt", "LtE"), ("Lt", "GtE"), ("LtE", "Lt"), ("LtE", "Gt"), ("Gt", "GtE"), ("Gt", "LtE"),
@@ -777,7 +779,7 @@ def _outcome(reply: dict[str, Any]) -> tuple[str, str]:
 def run_session(options: Options, log: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
     """Run (or with ``resume`` continue) a mutation session; the report as a JSON-ready dict."""
     started = time.perf_counter()
-    cpu_start = time.process_time() + _children_cpu()
+    cpu_start = cpu_seconds()
     load_before = _load_average()
     root = options.root.resolve()
     if not root.is_dir():
@@ -978,7 +980,7 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
                     "cores": os.cpu_count(), "load_average_before": load_before, "load_average_after": _load_average(),
                     "python": platform.python_version()},
         "wall_seconds": round(time.perf_counter() - started, 2),
-        "cpu_seconds": round(time.process_time() + _children_cpu() - cpu_start, 2),
+        "cpu_seconds": round(cpu_seconds() - cpu_start, 2),
         "mutant_seconds": {"runs": len(run_seconds), "total": round(sum(run_seconds), 2),
                            "mean": round(sum(run_seconds) / len(run_seconds), 3) if run_seconds else None},
         "baseline": None if baseline is None else {
