@@ -8,8 +8,16 @@ from hypothesis import strategies as st
 
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import convolutional_tensor, diagonal_tensor
-from theorems.tensor_networks.classification import settles, turning
-from theorems.tensor_networks.classification_flow import log_levels, run_to_margins
+from theorems.tensor_networks.classification import BALANCED_INIT, beta_problems, settles, turning
+from theorems.tensor_networks.classification_flow import (
+    decomposable_init,
+    l1_instance,
+    lambda_condition,
+    log_levels,
+    margin_gaps,
+    power_decay,
+    run_to_margins,
+)
 from theorems.tensor_networks.classification_single_point import (
     margin_gap,
     printed_conditions,
@@ -17,7 +25,7 @@ from theorems.tensor_networks.classification_single_point import (
     small_filter_svd,
     tau_time_defects,
 )
-from theorems.tensor_networks.common import shift_left
+from theorems.tensor_networks.common import convolution_decomposition, diagonal_decomposition, shift_left
 from theorems.tensor_networks.experiment_classification import references
 
 vectors = st.lists(st.floats(-3, 3, allow_nan=False), min_size=3, max_size=7).map(np.array)
@@ -61,6 +69,39 @@ def test_margin_gap_vanishes_exactly_on_the_max_margin_solutions():
     assert margin_gap(np.array([2.0, 0.1, 1.0]), s, 1.0, "l1") > 0
     assert margin_gap(-s, s, -1.0, "l2") == pytest.approx(0.0, abs=1e-15)
     assert margin_gap(np.array([-1.0, 0.0, 0.0]), s, 1.0, "l1") == pytest.approx(2.0)
+
+
+def test_a_gap_fading_like_one_over_ln_q_passes_on_the_ln_q_clock_and_a_plateau_does_not():
+    levels = log_levels(1.0, 1e7, 2)
+    fading = 0.15 / np.log(levels + np.e)
+    on_ln_q = power_decay(levels, fading, 0.02, -0.5, clock="ln Q")
+    assert on_ln_q.holds and on_ln_q.exponent == pytest.approx(-1.0, abs=0.15)
+    assert not power_decay(levels, fading, 0.02, -0.5, clock="Q").holds  # a power of Q misreads it
+    plateau = 0.015 + 0.1 / levels
+    assert not power_decay(levels, plateau, 0.02, -0.5, clock="ln Q").holds
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_l1_instances_are_solved_by_their_reference_and_far_from_each_control(seed):
+    decomposition = diagonal_decomposition(4, 2)
+    others = {"ℓ2": beta_problems(4, l1=False)["ℓ2 max margin of β"]}
+    instance = l1_instance(np.random.default_rng(seed), decomposition, 3, others=others)
+    T = np.linalg.inv(decomposition.S).T
+    assert margin_gaps(instance.X, instance.y, T, "l1", instance.reference)[0] == pytest.approx(0.0, abs=1e-6)
+    gap = margin_gaps(instance.X, instance.y, np.eye(4), "l2", instance.reference)[0]
+    assert gap == pytest.approx(instance.control_gaps["ℓ2"]) and gap >= 0.06
+    assert instance.dual_gap >= 0.3
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_balanced_init_has_unit_transformed_layers_and_real_weights(depth):
+    decomposition = convolution_decomposition(4, depth)
+    parts = decomposable_init(decomposition, np.random.default_rng(3), **BALANCED_INIT)
+    etas = decomposition.transformed(parts)
+    assert all(np.isrealobj(v) for v in parts)
+    assert np.allclose([np.abs(eta) for eta in etas[:-1]], 1.0)
+    assert np.max(np.abs(etas[-1])) < 0.05 * 4
+    assert lambda_condition(decomposition, parts) >= 0.05
 
 
 def test_tau_time_closed_form():

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,6 +105,7 @@ def direction_trend(levels: np.ndarray, vectors: Sequence[np.ndarray], reference
 
 # -- finite-time proxies of limits -----------------------------------------------------------------------------
 RATE_CEILING = -0.1  # a proxy must visibly decay, at least like Q^(−0.1)
+LOG_RATE_CEILING = -0.5  # or, for a proxy that fades like 1/log Q, at least like (ln Q)^(−1/2)
 FIT_FROM = 10.0
 
 
@@ -119,17 +120,20 @@ class Decay:
 
 
 def power_decay(levels: np.ndarray, proxy: np.ndarray, tolerance: float, ceiling: float = RATE_CEILING,
-                fit_from: float = FIT_FROM, reached: bool = True, what: str = "proxy") -> Decay:
-    """proxy ≤ tolerance at the last level and proxy ~ Q^p with p ≤ ``ceiling`` over Q ≥ ``fit_from``; the detail
-    names every figure that decided it, and ``reached`` (the levels the flow had to reach) is part of it."""
+                fit_from: float = FIT_FROM, reached: bool = True, what: str = "proxy", clock: str = "Q") -> Decay:
+    """proxy ≤ tolerance at the last level and proxy ~ g^p with p ≤ ``ceiling`` over Q ≥ ``fit_from``, where g = Q
+    (``clock="Q"``) or ln Q (``clock="ln Q"``, for proxies that fade only logarithmically); the detail names every
+    figure that decided it, and ``reached`` (the levels the flow had to reach) is part of it."""
     levels, proxy = np.asarray(levels, dtype=float), np.asarray(proxy, dtype=float)
     keep = levels >= fit_from
-    exponent = fit_rate(levels[keep], np.maximum(proxy[keep], 1e-300)).exponent
+    transform = {"Q": "identity", "ln Q": "log"}[clock]
+    exponent = fit_rate(levels[keep], np.maximum(proxy[keep], 1e-300), transform).exponent
     final = float(proxy[-1])
     holds = bool(reached and final <= tolerance and exponent <= ceiling)
     detail = (f"{what} {final:.3g} at Q = {levels[-1]:.2g} ({'≤' if final <= tolerance else '>'} {tolerance:g}), "
-              f"fitted exponent {exponent:.3g} over Q ≥ {fit_from:g} ({'≤' if exponent <= ceiling else '>'} "
-              f"{ceiling:g})" + ("" if reached else "; the flow stalled before the last level"))
+              f"fitted exponent of {clock} {exponent:.3g} over Q ≥ {fit_from:g} "
+              f"({'≤' if exponent <= ceiling else '>'} {ceiling:g})"
+              + ("" if reached else "; the flow stalled before the last level"))
     return Decay(final, float(exponent), holds, detail)
 
 
@@ -232,17 +236,49 @@ def lambda_condition(decomposition: Decomposition, parts: Sequence[np.ndarray], 
 
 
 def decomposable_init(decomposition: Decomposition, rng: np.random.Generator, small: int = -1,
-                      small_scale: float = 0.3, minimum_lambda: float = 0.05) -> list[np.ndarray]:
-    """Random real initial directions with λ ≥ ``minimum_lambda``: Gaussian layers, the ``small`` one scaled down."""
+                      small_scale: float = 0.3, minimum_lambda: float = 0.05,
+                      balanced: bool = False) -> list[np.ndarray]:
+    """Random real initial directions with λ ≥ ``minimum_lambda``: Gaussian layers, the ``small`` one scaled down.
+
+    ``balanced``: the other layers' transformed coordinates η_l = U_l^T v̄_l get unit modulus (their phases kept, so a
+    real v̄_l stays real), which makes the conserved |η_l,j|² − |η_small,j|² nearly equal across j. For L = 2 the
+    flow's bias is an ℓ1 norm weighted through the logarithms of these quantities, an error that fades only like
+    1/log Q; equal quantities remove most of it within the levels a flow can reach."""
     sizes = [U.shape[0] for U in decomposition.U]
     while True:
         parts = [rng.normal(size=k) for k in sizes]
+        if balanced:
+            for index, U in enumerate(decomposition.U):
+                if index != small % len(parts):
+                    eta = U.T @ parts[index]
+                    parts[index] = np.linalg.solve(U.T, eta / np.abs(eta)).real
         parts[small] *= small_scale
         if lambda_condition(decomposition, parts, small) >= minimum_lambda:
             return parts
 
 
-Alternatives = Callable[[np.ndarray, np.ndarray], Mapping[str, np.ndarray]]
+Problems = Mapping[str, tuple[np.ndarray, str]]  # name → (T, "l1" | "l2"): min ‖Tβ‖ s.t. y_i x_iᵀβ ≥ 1
+
+
+def margin_gaps(X: np.ndarray, y: np.ndarray, transform: np.ndarray, norm: str, betas: np.ndarray) -> np.ndarray:
+    """1 − min_i y_i x_iᵀβ / (‖Tβ‖ · optimal margin) for each β: 0 exactly on the solutions of min ‖Tβ‖ s.t.
+    y_i x_iᵀβ ≥ 1 (``norm="l1"``: ℓ1 of the complex entries, the optimal margin from the SOCP with primal and dual
+    solved; ``"l2"`` with T real invertible: the certified SVM in the coordinates Tβ). Raises RuntimeError when the
+    reference problem is not solved."""
+    if norm == "l1":
+        blocks = complex_l1_blocks(transform)
+        reference = group_norm_problem(X, y, blocks)
+        if reference.status != "solved":
+            raise RuntimeError(f"SOCP status {reference.status}")
+        optimal = reference.objective
+    else:
+        blocks = [np.asarray(transform, dtype=float)]
+        svm = max_margin(X @ np.linalg.inv(blocks[0]), y, "l2")
+        if svm.status != "certified":
+            raise RuntimeError(f"SVM status {svm.status}")
+        optimal = float(np.linalg.norm(svm.solution))
+    return np.array([1.0 - float(np.min(y * (X @ b))) * optimal / sum(float(np.linalg.norm(B @ b)) for B in blocks)
+                     for b in np.atleast_2d(betas)])
 
 
 @dataclass(frozen=True)
@@ -253,19 +289,20 @@ class L1Instance:
     y: np.ndarray
     reference: np.ndarray  # β* = S^T ρ*
     dual_gap: float  # 1 − max over zero coordinates of the dual certificate |u_j| (1 if ρ* has none)
-    alternatives: Mapping[str, np.ndarray]  # other candidate limits, each ≥ ``separation`` rad from β*
+    control_gaps: Mapping[str, float]  # margin gap of β* in each other problem (≥ ``control_gap``)
 
 
 def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, minimum_gap: float = 0.3,
-                alternatives: Alternatives | None = None, separation: float = 0.4) -> L1Instance:
+                others: Problems | None = None, control_gap: float = 0.06, minimum_share: float = 0.1) -> L1Instance:
     """Random separable data whose transformed ℓ1 max-margin problem has a dual certificate with margin
-    ``minimum_gap`` on the zero coordinates of ρ* (strict complementarity, read off the solver's dual), and whose
-    solution is at least ``separation`` rad away from each of the ``alternatives`` (so that a test against them
-    can tell them apart: the margin gap that separates two directions is of second order in their angle, so 0.1 rad
-    left it below the margin tolerance 2e-2 on the full profile's cor3 instance; 0.4 rad gives ≈ 1 − cos 0.4 ≈ 0.08).
+    ``minimum_gap`` on the zero coordinates of ρ* (strict complementarity, read off the solver's dual), nonzero
+    coordinates of ρ* at least ``minimum_share`` of the largest (a support coordinate near 0 is approached only like
+    1/log Q: the flow sets the ratios of support coordinates through the logarithms of their moduli), and whose
+    solution β* has a margin gap of at least ``control_gap`` in each of the ``others`` problems (so that a test
+    against them tells them apart: 3× the margin tolerance 2e-2; an angle between the solutions does not bound it).
 
     Off-support coordinates of the gradient-flow direction decay like Q^{−gap}, so the gap sets how fast the
-    finite-time proxy can converge; instances are drawn until both conditions hold.
+    finite-time proxy can converge; instances are drawn until every condition holds.
     """
     S = decomposition.S
     d = S.shape[1]
@@ -279,6 +316,8 @@ def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, 
             u = (y[:, None] * features).T @ solution.duals
             off = np.setdiff1d(np.arange(S.shape[0]), solution.support)
             gap = 1.0 - float(np.max(np.abs(u[off]), initial=0.0))
+            coefficients = np.abs(solution.solution)
+            share = float(np.min(coefficients[list(solution.support)]) / np.max(coefficients))
             reference = S.real.T @ solution.solution
         else:
             transform = np.linalg.inv(S).T
@@ -288,10 +327,16 @@ def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, 
             coefficients = np.abs(transform @ solution.solution)
             off = coefficients < 1e-7 * coefficients.max()
             gap = 1.0 - float(np.max(solution.block_duals[off], initial=0.0))
+            share = float(np.min(coefficients[~off]) / coefficients.max())
             reference = solution.solution
-        others = dict(alternatives(X, y)) if alternatives is not None else {}
-        if gap >= minimum_gap and all(angle(other, reference) >= separation for other in others.values()):
-            return L1Instance(X, y, reference, gap, others)
+        if gap < minimum_gap or share < minimum_share:
+            continue
+        try:
+            gaps = {name: float(margin_gaps(X, y, T, norm, reference)[0]) for name, (T, norm) in (others or {}).items()}
+        except RuntimeError:
+            continue
+        if all(value >= control_gap for value in gaps.values()):
+            return L1Instance(X, y, reference, gap, gaps)
 
 
 def init_with_beta(decomposition: Decomposition, beta: np.ndarray, scale: float) -> list[np.ndarray]:
