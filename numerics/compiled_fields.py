@@ -310,7 +310,8 @@ _LOCK = threading.Lock()
 
 @lru_cache(maxsize=None)
 def _field_kernel(arch: FieldArchitecture):
-    return load_generated(_MODULE_TEMPLATE.format(arch=arch, logaddexp0=LOGADDEXP0_SOURCE, kernel=field_source(arch)), "ff_")
+    source = _MODULE_TEMPLATE.format(arch=arch, logaddexp0=LOGADDEXP0_SOURCE, kernel=field_source(arch))
+    return load_generated(source, "ff_")
 
 
 # -- the field object --------------------------------------------------------------------------------------------

@@ -149,7 +149,8 @@ def test_remark_1_monitor_reads_the_movement_against_its_own_rate():
     slow = _rotating(levels, limit - 2.0 * levels ** -0.02)  # decays, but the tail is > 1 rad (0.13 rad moved over
     # the last two decades: above the path's resolution 0.038, which a 0.033 rad move of amplitude 0.5 is not)
     assert not settles(levels, slow, levels[-1], 2e-2, 1e-10, True, 2)
-    jitter = _rotating(levels, 1e-4 * (np.arange(levels.size) % 2))  # below the path's resolution 2·Σ(Q_k + Q_(k+1))·rtol
+    # below the path's resolution 2·Σ(Q_k + Q_(k+1))·rtol
+    jitter = _rotating(levels, 1e-4 * (np.arange(levels.size) % 2))
     assert settles(levels, jitter, levels[-1], 2e-2, 1e-10, True, 2)
     # the resolution is the noise of the measured path: a depth-L product, both ends of every step
     noise = _rotating(levels, 9e-3 * (np.arange(levels.size) % 2))  # ±9e-3 rad jumps at the last levels

@@ -188,7 +188,8 @@ def bench_fig1(size: Size, repeat: int = 1, device: str | None = None) -> BenchR
     by_device: dict[str, Any] = {}
     for where, (each_setup, each_descent) in timings.items():
         by_device |= {f"{where}_engine": each_descent.value.engine,
-                      f"{where}_seconds": each_setup.wall + each_descent.wall, f"{where}_setup_seconds": each_setup.wall,
+                      f"{where}_seconds": each_setup.wall + each_descent.wall,
+                      f"{where}_setup_seconds": each_setup.wall,
                       f"{where}_seconds_scaled_to_paper_epochs": each_setup.wall + each_descent.wall * scale}
     if len(timings) == 2:  # the kernel computes every run the same way on both devices (square loss: same bits)
         cpu, cuda = timings["cpu"][1].value, timings["cuda"][1].value

@@ -26,7 +26,16 @@ from rich.table import Table
 from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
-from verify.registry import ClaimSummary, UnknownClaimError, get, registered_count, select, summaries, use_index
+from verify.registry import (
+    ClaimSummary,
+    UnknownClaimError,
+    get,
+    paper_key,
+    registered_count,
+    select,
+    summaries,
+    use_index,
+)
 from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_seeds, seed_misses, seed_range
 from verify.store import ResultStore
 
@@ -149,7 +158,7 @@ def markdown_summary(run: RunResults) -> str:
         certified = sum(k.verdict is Verdict.CERTIFIED for k in conclusions)
         return [str(v) for v in tally.values()] + [str(len(results)), f"{certified} / {len(conclusions)}"]
 
-    papers = list(dict.fromkeys(r.id.split(".", 1)[0] for r in run.results))
+    papers = list(dict.fromkeys(paper_key(r.id) for r in run.results))
     lines = ["| paper | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     lines += [f"| `{paper}` | " + " | ".join(counts([r for r in run.results if r.id.split('.', 1)[0] == paper]))
               + " |" for paper in papers]
@@ -423,7 +432,7 @@ def default_report_path(run: RunResults) -> Path:
         parts.append(profile)
     claims, registered = selection.get("claims"), selection.get("registered")
     if isinstance(claims, int) and isinstance(registered, int) and claims < registered:
-        papers = {r.id.split(".", 1)[0] for r in run.results}
+        papers = {paper_key(r.id) for r in run.results}
         if len(run.results) == 1:
             parts.append(run.results[0].id)
         elif selection.get("paper") or (len(papers) == 1 and not selection.get("ids")):

@@ -74,7 +74,7 @@ def claim(
     """
 
     def register(check: Check) -> Check:
-        paper = id.split(".", 1)[0]
+        paper = paper_key(id)
         problems = []
         if not _ID_PATTERN.match(id):
             problems.append("malformed id")
@@ -122,6 +122,11 @@ def claim(
     return register
 
 
+def paper_key(claim_id: str) -> str:
+    """The installed paper a claim id belongs to: the part before the first dot ("rank.lem1" → "rank")."""
+    return claim_id.split(".", 1)[0]
+
+
 def _load_paper(key: str, package_name: str) -> None:
     package = importlib.import_module(package_name)
     for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
@@ -140,7 +145,7 @@ def _load() -> None:
         try:
             _load_paper(key, paper.package)
         except Exception as exc:  # noqa: BLE001 - one broken paper must not stop the others
-            for claim_id in [i for i in _REGISTRY if i.split(".", 1)[0] == key]:
+            for claim_id in [i for i in _REGISTRY if paper_key(i) == key]:
                 del _REGISTRY[claim_id]
             problems.append(f"paper '{key}' ({paper.package}) skipped: {papers.first_line(exc)}")
     LOAD_PROBLEMS.extend(problems)

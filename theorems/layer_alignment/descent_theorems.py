@@ -406,7 +406,8 @@ def check_thm4(ctx: Context) -> None:
                 {"DS3_hypotheses_hold": hypotheses_hold, "margin": svm.margin} | extended, conclusion=first_layer)
     ctx.support("v_1: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "first layer"),
                 f"‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
-                f"{EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², and it is reported)",
+                f"{EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², "
+                "and it is reported)",
                 conclusion=first_layer)
     ctx.support("w_prod: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "product"),
                 f"∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "

@@ -803,9 +803,11 @@ def KKT_PROXY(below: bool, residuals: tuple[float, ...], log_losses: tuple[float
     rate = (fit_rate(norms[settled], np.array(residuals)[settled]).exponent if settled.sum() >= 3
             else float("nan"))
     ok = below and residuals[-1] <= tolerance and (len(residuals) == 1 or (
-        rate <= RESIDUAL_RATE_CEILING and is_monotone(list(residuals), "decreasing") and is_monotone(list(log_losses), "decreasing")))
+        rate <= RESIDUAL_RATE_CEILING and is_monotone(list(residuals), "decreasing")
+        and is_monotone(list(log_losses), "decreasing")))
     return Decision(bool(ok), f"L < ℓ(0): {below}; residual {', '.join(f'{r:.1e}' for r in residuals)} (threshold "
-                    f"{tolerance:g}, fitted exponent {rate:.2f} over ‖θ‖ ≥ {SETTLED_NORM:g}, threshold {RESIDUAL_RATE_CEILING:g}); log L "
+                    f"{tolerance:g}, fitted exponent {rate:.2f} over ‖θ‖ ≥ {SETTLED_NORM:g}, threshold "
+                    f"{RESIDUAL_RATE_CEILING:g}); log L "
                     f"ends at {log_losses[-1]:.3g}",
                     {"final_residual": residuals[-1], "rate": rate, "final_log_loss": log_losses[-1]})
 

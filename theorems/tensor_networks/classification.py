@@ -3,8 +3,9 @@
 Every flow runs on the exponential loss up to a log-loss level Q_max = −log L = 1e7 (Remark 1's monitor: 1e8) with
 the loss clock and untracked real time (:mod:`theorems.tensor_networks.classification_flow`); flows whose support
 vectors tie turn stiff and stop earlier (Theorem 1's FC flow: 1e6, Theorem 2's L = 3 flow: 1e5; Theorem 1, Corollary 1
-and App. C.2 read the proxy at the last level a stiff flow reaches, at least 1e5, 1e5 and 1e6). Asymptotic statements are
-checked by finite-time proxies at the last level plus the trend of the proxy in Q (a fitted power law).
+and App. C.2 read the proxy at the last level a stiff flow reaches, at least 1e5, 1e5 and 1e6). Asymptotic statements
+are checked by finite-time proxies at the last level plus the trend of the proxy in Q (a power law in Q, or in ln Q
+for the L = 2 margin gaps).
 """
 
 from __future__ import annotations

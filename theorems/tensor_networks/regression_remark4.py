@@ -173,8 +173,8 @@ REM4C_MINIMIZERS = ("argmin Q → weighted ℓ1 interpolant as α → 0, weighte
     conclusions={REM4C_EXPANSIONS: "certified", REM4C_NORMALIZED: "confirmed", REM4C_MINIMIZERS: "confirmed"},
     corrects="tensor.rem4",
     profiles={"quick": "symbolic expansions L = 2, 3, 4; normalized limits α ∈ 10^(−1..−4) (L = 2: 10^(−2..−8)) "
-                       "and 10^(0.5..1.5); argmin sweeps α ∈ {0.1, 0.03, 0.01} (L = 3), {1e-2, 1e-10, 1e-50, 1e-100} (L = 2) and "
-                       "{3, 10, 30}",
+                       "and 10^(0.5..1.5); argmin sweeps α ∈ {0.1, 0.03, 0.01} (L = 3), {1e-2, 1e-10, 1e-50, 1e-100} "
+                       "(L = 2) and {3, 10, 30}",
               "full": "symbolic expansions L = 2..6; as quick otherwise, L = 2, 3, 4", "paper": "as full"},
     notes=plain(("The expansions are proved by sympy for each depth listed in the profile (L = 2, 3, 4 in the quick "
                  "profile), not for a symbolic L; the conclusion's name says so.")),
