@@ -265,38 +265,44 @@ def sgd_step(model: torch.nn.Module, lr: float) -> None:
                 parameter.add_(parameter.grad, alpha=-lr)
 
 
-def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: int, updates: str = "sgd"
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SGD (step 0.1, batch 64, cross-entropy) on scikit-learn's 8×8 digits: (steps, risks, dense-layer ratios).
+def train_digits(seed: int, equal_norm: float | None, steps: int, record_every: int,
+                 step_norms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """SGD (step 0.1, batch 64, cross-entropy) on scikit-learn's 8×8 digits: (steps, risks, dense-layer ratios,
+    each step's gradient norm per parameter tensor) at every ``record_every``-th step and the last.
 
-    ``updates="random"`` (the control) replaces every parameter's stochastic gradient by a Gaussian direction of
-    the same norm: the same step lengths, no information from the data."""
+    With ``step_norms`` (the control), every parameter moves instead along a Gaussian direction of the norm the
+    trained run's gradient had at that step: the same step lengths, no information from the data (and no gradient
+    or risk to compute: its risks are empty)."""
     import torch
 
     digit_images, digit_labels = digits()
     images = torch.tensor(digit_images / 16.0, dtype=torch.float32)[:, None]
     labels = torch.tensor(digit_labels)
     model = digits_cnn(seed, equal_norm)
+    parameters = list(model.parameters())
     batches = np.random.default_rng(seed)
-    recorded, risks, ratios = [], [], []
+    recorded, risks, ratios, norms = [], [], [], []
     for step in range(steps + 1):
         if step % record_every == 0 or step == steps:
             with torch.no_grad():
-                risks.append(float(torch.nn.functional.cross_entropy(model(images), labels)))
+                if step_norms is None:  # the control's risk is not read
+                    risks.append(float(torch.nn.functional.cross_entropy(model(images), labels)))
                 ratios.append([spectral_to_frobenius(layer.weight.detach()) for layer in dense_layers(model)])
             recorded.append(step)
         if step == steps:
             break
-        batch = torch.as_tensor(batches.integers(0, len(labels), 64))
-        model.zero_grad()
-        torch.nn.functional.cross_entropy(model(images[batch]), labels[batch]).backward()
-        if updates == "random":
+        if step_norms is None:
+            batch = torch.as_tensor(batches.integers(0, len(labels), 64))
+            model.zero_grad()
+            torch.nn.functional.cross_entropy(model(images[batch]), labels[batch]).backward()
+            norms.append([float(parameter.grad.norm()) for parameter in parameters])
+        else:
             with torch.no_grad():
-                for parameter in model.parameters():
+                for parameter, norm in zip(parameters, step_norms[step]):
                     noise = torch.randn_like(parameter)
-                    parameter.grad.copy_(noise * (parameter.grad.norm() / noise.norm()))
+                    parameter.grad = noise * (float(norm) / noise.norm())
         sgd_step(model, LEARNING_RATE)
-    return np.array(recorded), np.array(risks), np.array(ratios)
+    return np.array(recorded), np.array(risks), np.array(ratios), np.array(norms if step_norms is None else step_norms)
 
 
 @criterion("for every training run, every dense layer ends above its starting ratio ‖W‖_2/‖W‖_F and the 256-wide "
@@ -342,9 +348,9 @@ def check_fig2(ctx: Context) -> None:
     with _single_thread():
         for name, equal_norm in (("default init", None), ("equal-norm init", 4.0)):
             seed = int(ctx.rng(name).integers(2**31))
-            recorded, risks, ratios = train_digits(seed, equal_norm, steps, max(steps // 10, 1))
+            recorded, risks, ratios, step_norms = train_digits(seed, equal_norm, steps, max(steps // 10, 1))
             trained[name] = (recorded, risks, ratios)
-            random_walks[name] = train_digits(seed, equal_norm, steps, max(steps // 10, 1), updates="random")
+            random_walks[name] = train_digits(seed, equal_norm, steps, max(steps // 10, 1), step_norms)[:3]
             curves[f"{name}: risk"] = (recorded, risks)
             for i in range(ratios.shape[1]):
                 curves[f"{name}: dense {i + 1}"] = (recorded, ratios[:, i])
@@ -358,4 +364,5 @@ def check_fig2(ctx: Context) -> None:
     ctx.control("random updates of the same lengths",
                 alignment_emerges(Named(f"{steps} random steps of SGD's lengths from the same inits", random_walks),
                                   lower_bounds),
-                "every stochastic gradient replaced by a Gaussian direction of the same norm (training dropped)")
+                "every stochastic gradient replaced by a Gaussian direction of its norm in the trained run, "
+                "parameter by parameter (training dropped)")
