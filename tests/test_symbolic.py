@@ -123,6 +123,24 @@ def test_the_flint_rational_function_test_agrees_with_sympys_cancel():
     assert not vanishes_as_rational_function(1 / (z - z))  # zoo
 
 
+def test_nonzero_polynomials_in_symbols_skip_sympys_cancel_and_are_refuted_the_same():
+    """The cancel step keeps a nonzero rational function of independent symbols as it is (sympy's cancel would not
+    reach 0 either) and leaves expressions with dependent generators (roots, exponentials, functions) to sympy; the
+    spot check replaces symbols structurally, and still evaluates derivatives of undefined functions at the point."""
+    from numerics.symbolic import _cancel
+
+    A, f = sympy.MatrixSymbol("A", 2, 2), sympy.Function("f")
+    nonzero = sympy.expand((x + A[0, 1]) ** 3 - x**3 - eps)
+    assert _cancel(nonzero) is nonzero
+    assert _cancel(1 / (z - 1) - 1 / (z + 1) - 2 / (z**2 - 1)) == 0
+    assert _cancel(sympy.sqrt(x) ** 3 / x - sympy.sqrt(x)) == 0
+    assert _cancel(sympy.exp(z) / (sympy.exp(z) + 1) + 1 / (sympy.exp(z) + 1)) == 1  # sympy's together, not kept
+    refuted = is_identically_zero(nonzero)
+    assert refuted.refuted and not refuted.proved
+    derivative = is_identically_zero(sympy.diff(f(z) * z, z) - z * sympy.diff(f(z), z) - f(z) + z)
+    assert derivative.refuted and not derivative.proved
+
+
 # -- Lie derivatives and conservation laws ------------------------------------------------------------------------
 
 def test_lie_derivative_closed_forms():
