@@ -49,7 +49,7 @@ class ZeroTest:
     """
 
     proved: bool
-    method: str  # strongest step needed: expand, cancel, trigsimp, simplify or "none needed"; "" when unproved
+    method: str  # strongest step needed: rational, expand, cancel, trigsimp, simplify or "none needed"; "" when unproved
     residual: Quantity  # the simplified form (0 when proved)
     spot_check: SpotCheck
     description: str
@@ -166,47 +166,51 @@ class _FlintRationalFunctions:
         return result
 
 
-def vanishes_as_rational_function(expr: sympy.Expr) -> bool:
-    """True if ``expr`` is exactly 0 as a rational function of its atoms (computed in flint, fast); False if it is
-    not, or if it holds a float or an infinity (undecided here). A True is a proof as strong as sympy's
-    cancel∘together reaching 0; a False leaves the question to sympy."""
-    expr = sympy.sympify(expr)
-    try:
-        return bool(_FlintRationalFunctions(expr).convert(expr)[0].is_zero())
-    except (_NotRational, ZeroDivisionError):
-        return False
+_INDETERMINATES = (sympy.Symbol, MatrixElement, AppliedUndef, sympy.Derivative, sympy.Subs)
 
 
-def _in_free_symbols(translation: _FlintRationalFunctions) -> bool:
-    """Every generator is a symbol or a matrix entry to the first power: independent indeterminates, so a nonzero
-    rational function of them is nonzero for sympy too (no relation such as e^(2x) = (e^x)^2 or √x² = x is lost)."""
-    return all(rest == 1 and root == 1 and isinstance(base, (sympy.Symbol, MatrixElement))
-               for (base, rest), root in translation.roots.items())
-
-
-def _cancel(expr: sympy.Expr) -> sympy.Expr:
-    """sympy's cancel∘together, after a fast exact check (flint): an expression that vanishes as a rational function
-    is 0, and one that does not, in independent symbols only, stays as it is, both without sympy's rewriting, which
-    took most of the proofs' time (seconds per identity, and more on the controls' nonzero polynomials)."""
+def _rational_function_verdict(expr: sympy.Expr) -> bool | None:
+    """Whether ``expr`` vanishes as a rational function of its atoms, computed in flint on the expression as written:
+    True (a proof as strong as sympy's cancel∘together reaching 0); False where it does not and every generator is
+    a symbol, a matrix entry or an application of an undefined function (or its derivative) to the first power,
+    indeterminates for sympy's cancel too, so no rewriting by expand or cancel reaches 0 (no relation such as
+    e^(2x) = (e^x)^2 or √x² = x is lost); None otherwise (other generators, a float or an infinity): left to sympy."""
     expr = sympy.sympify(expr)
     try:
         translation = _FlintRationalFunctions(expr)
         if translation.convert(expr)[0].is_zero():
-            return sympy.S.Zero
-        if _in_free_symbols(translation):
-            return expr
+            return True
     except (_NotRational, ZeroDivisionError):
-        pass
+        return None
+    independent = all(rest == 1 and root == 1 and isinstance(base, _INDETERMINATES)
+                      for (base, rest), root in translation.roots.items())
+    return False if independent else None
+
+
+def vanishes_as_rational_function(expr: sympy.Expr) -> bool:
+    """True if ``expr`` is exactly 0 as a rational function of its atoms (computed in flint, fast); False if it is
+    not, or if it holds a float or an infinity (undecided here). A True is a proof as strong as sympy's
+    cancel∘together reaching 0; a False leaves the question to sympy."""
+    return _rational_function_verdict(expr) is True
+
+
+def _cancel(expr: sympy.Expr) -> sympy.Expr:
+    """sympy's cancel∘together, after the flint verdict: 0 if it vanishes, the expression as it is where it cannot
+    vanish, both without sympy's rewriting, which took most of the proofs' time (seconds per identity)."""
+    verdict = _rational_function_verdict(expr)
+    if verdict is not None:
+        return sympy.S.Zero if verdict else expr
     return sympy.cancel(sympy.together(expr))
 
 
 _STEPS: tuple[tuple[str, Callable[[sympy.Expr], sympy.Expr]], ...] = (
+    ("rational", lambda e: sympy.S.Zero if vanishes_as_rational_function(e) else e),
     ("expand", sympy.expand),
     ("cancel", _cancel),
     ("trigsimp", lambda e: sympy.trigsimp(sympy.expand(e))),
     ("simplify", sympy.simplify),
 )
-_CHEAP_STEPS = 2  # expand and cancel run before the spot check, the rest only if it does not refute
+_CHEAP_STEPS = 3  # rational, expand and cancel run before the spot check, the rest only if it does not refute
 
 
 def _explicit(quantity: Any) -> sympy.Expr | sympy.MatrixBase:
@@ -236,7 +240,13 @@ def _simplify_to_zero(entries: list[sympy.Expr], first: int, last: int) -> tuple
         for index in range(first, last):
             if entry == 0:
                 break
-            entry = _STEPS[index][1](entry)
+            if index == 0:  # the flint verdict also says when no cheap step can reach 0
+                verdict = _rational_function_verdict(entry)
+                if verdict is False and last <= _CHEAP_STEPS:
+                    break
+                entry = sympy.S.Zero if verdict else entry
+            else:
+                entry = _STEPS[index][1](entry)
             if entry == 0:
                 strongest = max(strongest, index)
         residuals.append(entry)
@@ -295,9 +305,10 @@ def _spot_check(entries: list[sympy.Expr], samples: int, seed: int) -> SpotCheck
         point = {s: _random_rational(rng, bool(s.is_nonnegative)) for s in symbols}
         values = []
         for entry in entries:
-            # xreplace swaps the symbols structurally (10× faster than subs); subs where a function application or a
-            # derivative would be evaluated at the point (d/dx f(x) at x = 1/2 is a Subs, not d/d(1/2) f(1/2))
-            value = entry.subs(point) if _opaque_atoms(entry) else entry.xreplace(point)
+            # xreplace swaps the symbols structurally (10× faster than subs); subs where a derivative is taken in a
+            # symbol of the point (d/dx f(x) at x = 1/2 is a Subs, not d/d(1/2) f(1/2))
+            evaluated_derivative = any(set(d.variables) & point.keys() for d in entry.atoms(sympy.Derivative))
+            value = entry.subs(point) if evaluated_derivative else entry.xreplace(point)
             unknowns = sorted(_opaque_atoms(value), key=str)
             values.append(value.xreplace({atom: _random_rational(rng, False) for atom in unknowns}))
         decisions = [_is_nonzero(value) for value in values]
@@ -314,8 +325,8 @@ def _spot_check(entries: list[sympy.Expr], samples: int, seed: int) -> SpotCheck
 def is_identically_zero(quantity: Quantity, *, samples: int = 6, seed: int = 0) -> ZeroTest:
     """Decide whether a scalar or matrix expression vanishes identically in its free symbols.
 
-    Cheap exact steps (expand, cancel∘together) run first; then the spot check, which can refute; only if it
-    does not refute are trigsimp and simplify tried. Symbols declared nonnegative/positive get positive samples.
+    Cheap exact steps (rational-function arithmetic in flint on the expression as written, expand, cancel∘together)
+    run first; then the spot check, which can refute; only if it does not refute are trigsimp and simplify tried. Symbols declared nonnegative/positive get positive samples.
 
     A matrix expression of symbolic shape (``MatrixSymbol("A", n, m)``) is expanded in the free noncommutative
     algebra: reaching the zero matrix proves the identity for matrices of every shape; otherwise it is undecided
