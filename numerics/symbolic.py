@@ -49,7 +49,7 @@ class ZeroTest:
     """
 
     proved: bool
-    method: str  # strongest step needed: rational, expand, cancel, trigsimp, simplify or "none needed"; "" when unproved
+    method: str  # strongest step needed: rational, expand, cancel, trigsimp, simplify, "none needed"; "" if unproved
     residual: Quantity  # the simplified form (0 when proved)
     spot_check: SpotCheck
     description: str
@@ -326,7 +326,8 @@ def is_identically_zero(quantity: Quantity, *, samples: int = 6, seed: int = 0) 
     """Decide whether a scalar or matrix expression vanishes identically in its free symbols.
 
     Cheap exact steps (rational-function arithmetic in flint on the expression as written, expand, cancel∘together)
-    run first; then the spot check, which can refute; only if it does not refute are trigsimp and simplify tried. Symbols declared nonnegative/positive get positive samples.
+    run first; then the spot check, which can refute; only if it does not refute are trigsimp and simplify tried.
+    Symbols declared nonnegative/positive get positive samples.
 
     A matrix expression of symbolic shape (``MatrixSymbol("A", n, m)``) is expanded in the free noncommutative
     algebra: reaching the zero matrix proves the identity for matrices of every shape; otherwise it is undecided
