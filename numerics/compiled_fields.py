@@ -31,7 +31,8 @@ only where a Jacobian is asked for), once per machine: the disk cache serves eve
 
 :meth:`numerics.losses.Objective` uses it automatically for one float64 vector θ (numpy inputs, a supported model
 and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian to implicit solvers, and
-:func:`numerics.kkt.local_search` takes margins and their Jacobian from it. Everything else (mpmath, sympy,
+:func:`numerics.kkt.local_search` and :func:`numerics.min_norm.minimum_norm` take margins and their Jacobian from it
+(:func:`margin_functions`). Everything else (mpmath, sympy,
 intervals, torch, batches of θ, the square loss, other layers) runs on the generic backend, against which
 tests/test_fast_fields.py checks every quantity to rounding.
 """
@@ -39,7 +40,7 @@ tests/test_fast_fields.py checks every quantity to rounding.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -415,6 +416,19 @@ def compiled_field(objective: Objective) -> CompiledField | None:
         return None
     arch = field_architecture(objective)
     return None if arch is None else CompiledField(objective, arch)
+
+
+def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray],
+                                                                             Callable[[np.ndarray], np.ndarray]]:
+    """θ ↦ q(θ) = y ⊙ Φ(θ; X) and θ ↦ ∂q/∂θ (n × p) in float64 for the constrained solvers (SLSQP calls them 10⁴–10⁵
+    times): one compiled call each where a compiled field runs ``model``, else the generic forward pass and
+    Jacobian."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    if isinstance(model, Network) and model.d_out == 1:
+        field = compiled_field(Objective(model, X, y, "exponential"))  # margins do not depend on the loss
+        if field is not None:
+            return field.margins, field.margin_jacobian
+    return (lambda t: y * model.forward(t, X)[:, 0]), (lambda t: y[:, None] * model.jacobian(t, X)[:, 0, :])
 
 
 @contextmanager

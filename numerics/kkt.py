@@ -53,9 +53,8 @@ from threadpoolctl import threadpool_limits
 from numerics import backend as B
 from numerics import exact as E
 from numerics.backend import Array
-from numerics.compiled_fields import compiled_field
+from numerics.compiled_fields import margin_functions
 from numerics.exact import Exact
-from numerics.losses import Objective
 from numerics.networks import Network
 from numerics.univariate import certified_sign
 
@@ -636,7 +635,7 @@ def local_search(model: Network, theta: Any, X: Any, y: Any, radius: float, *, s
         u = rng.standard_normal(len(start))
         points.append(start + rng.uniform(0.2, 0.9) * radius * u / np.linalg.norm(u))
     inner = radius * (1 - 1e-6)
-    margins_of, jacobian_of = _margin_functions(model, X, y)
+    margins_of, jacobian_of = margin_functions(model, X, y)
     constraints = [
         {"type": "ineq", "fun": lambda t: margins_of(t) - 1, "jac": jacobian_of},
         {"type": "ineq", "fun": lambda t: inner**2 - np.sum((t - start) ** 2), "jac": lambda t: -2 * (t - start)},
@@ -657,16 +656,6 @@ def local_search(model: Network, theta: Any, X: Any, y: Any, radius: float, *, s
     improvement = start_cost - best_cost
     return LocalSearchResult(start, best, start_cost, best_cost, improvement, improvement / start_cost,
                              improvement > tol * start_cost, float(radius), starts, evaluations)
-
-
-def _margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
-    """θ ↦ q(θ) and θ ↦ ∂q/∂θ in float64 for the solvers: one compiled call each where
-    :mod:`numerics.compiled_fields` runs the model, else the generic forward pass and Jacobian."""
-    if isinstance(model, Network) and model.d_out == 1:
-        field = compiled_field(Objective(model, X, y, "exponential"))  # margins do not depend on the loss
-        if field is not None:
-            return field.margins, field.margin_jacobian
-    return (lambda t: _margins(model, t, X, y)), (lambda t: y[:, None] * model.jacobian(t, X)[:, 0, :])
 
 
 def _repair(model: Network, point: np.ndarray, X: np.ndarray, y: np.ndarray, start: np.ndarray, radius: float,

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.optimize
 from threadpoolctl import threadpool_limits
 
+from numerics.compiled_fields import margin_functions
 from numerics.losses import Model, Objective
 
 Constraint = Literal["interpolation", "margin"]
@@ -95,8 +96,8 @@ def _feasible_margin_start(model: Model, X: np.ndarray, y: np.ndarray, theta: np
 
 def _sequential_quadratic(model: Model, X: np.ndarray, y: np.ndarray, theta: np.ndarray,
                           max_iterations: int) -> tuple[np.ndarray, int]:
-    constraints = [{"type": "ineq", "fun": lambda t: _residuals(model, t, X, y, "margin"),
-                    "jac": lambda t: y[:, None] * model.jacobian(t, X)[:, 0, :]}]
+    margins, jacobian = margin_functions(model, X, y)
+    constraints = [{"type": "ineq", "fun": lambda t: margins(t) - 1.0, "jac": jacobian}]
     solution = scipy.optimize.minimize(lambda t: float(t @ t), theta, jac=lambda t: 2 * t, constraints=constraints,
                                        method="SLSQP", options={"maxiter": max_iterations, "ftol": 1e-15})
     return solution.x, int(solution.nfev)
