@@ -160,3 +160,13 @@ def test_even_convolution_instance():
     assert np.min(np.abs(inst.eta_bar)) >= 0.6
     P = flip_matrix(5)
     np.testing.assert_allclose(P @ P, np.eye(5))
+
+
+def test_limits_match_allows_ten_times_a_runs_integration_error_up_to_the_cap():
+    reference = R.Bundle([np.array([1.0, 0.5]), np.array([0.2, -0.3])])
+    limits = R.Bundle([np.array([1.0, 0.5 + 3e-7]), np.array([0.2, -0.3])])
+    assert not R.limits_match(limits, reference, 1e-8).holds
+    assert R.limits_match(limits, reference, 1e-8, R.Bundle([5e-8, 0.0])).holds  # 3e-7 ≤ 10 × 5e-8
+    assert not R.limits_match(limits, reference, 1e-8, R.Bundle([1e-8, 0.0])).holds  # 3e-7 > 10 × 1e-8
+    far = R.Bundle([np.array([1.0, 0.5 + 3e-6]), np.array([0.2, -0.3])])
+    assert not R.limits_match(far, reference, 1e-8, R.Bundle([1.0, 0.0])).holds  # capped at 1e-6
