@@ -203,8 +203,9 @@ def _cancel(expr: sympy.Expr) -> sympy.Expr:
     return sympy.cancel(sympy.together(expr))
 
 
-_STEPS: tuple[tuple[str, Callable[[sympy.Expr], sympy.Expr]], ...] = (
-    ("rational", lambda e: sympy.S.Zero if vanishes_as_rational_function(e) else e),
+# Each step rewrites an entry, except the first, a verdict (True, False, None) that _simplify_to_zero reads itself
+_STEPS: tuple[tuple[str, Callable[[sympy.Expr], Any]], ...] = (
+    ("rational", _rational_function_verdict),
     ("expand", sympy.expand),
     ("cancel", _cancel),
     ("trigsimp", lambda e: sympy.trigsimp(sympy.expand(e))),
@@ -241,7 +242,7 @@ def _simplify_to_zero(entries: list[sympy.Expr], first: int, last: int) -> tuple
             if entry == 0:
                 break
             if index == 0:  # the flint verdict also says when no cheap step can reach 0
-                verdict = _rational_function_verdict(entry)
+                verdict = _STEPS[0][1](entry)
                 if verdict is False and last <= _CHEAP_STEPS:
                     break
                 entry = sympy.S.Zero if verdict else entry
@@ -298,17 +299,17 @@ def _is_nonzero(value: sympy.Expr) -> bool | None:
 def _spot_check(entries: list[sympy.Expr], samples: int, seed: int) -> SpotCheck:
     rng = np.random.default_rng(seed)
     symbols = _variables(entries)
+    # xreplace swaps the symbols structurally (10× faster than subs); subs where a derivative is taken in one of them
+    # (d/dx f(x) at x = 1/2 is a Subs, not d/d(1/2) f(1/2))
+    needs_subs = [any(set(d.variables) & set(symbols) for d in entry.atoms(sympy.Derivative)) for entry in entries]
     evaluated = zeros = 0
     for _ in range(3 * samples):
         if evaluated == samples:
             break
         point = {s: _random_rational(rng, bool(s.is_nonnegative)) for s in symbols}
         values = []
-        for entry in entries:
-            # xreplace swaps the symbols structurally (10× faster than subs); subs where a derivative is taken in a
-            # symbol of the point (d/dx f(x) at x = 1/2 is a Subs, not d/d(1/2) f(1/2))
-            evaluated_derivative = any(set(d.variables) & point.keys() for d in entry.atoms(sympy.Derivative))
-            value = entry.subs(point) if evaluated_derivative else entry.xreplace(point)
+        for entry, subs in zip(entries, needs_subs):
+            value = entry.subs(point) if subs else entry.xreplace(point)
             unknowns = sorted(_opaque_atoms(value), key=str)
             values.append(value.xreplace({atom: _random_rational(rng, False) for atom in unknowns}))
         decisions = [_is_nonzero(value) for value in values]

@@ -807,8 +807,7 @@ def KKT_PROXY(below: bool, residuals: tuple[float, ...], log_losses: tuple[float
         and is_monotone(list(log_losses), "decreasing")))
     return Decision(bool(ok), f"L < ℓ(0): {below}; residual {', '.join(f'{r:.1e}' for r in residuals)} (threshold "
                     f"{tolerance:g}, fitted exponent {rate:.2f} over ‖θ‖ ≥ {SETTLED_NORM:g}, threshold "
-                    f"{RESIDUAL_RATE_CEILING:g}); log L "
-                    f"ends at {log_losses[-1]:.3g}",
+                    f"{RESIDUAL_RATE_CEILING:g}); log L ends at {log_losses[-1]:.3g}",
                     {"final_residual": residuals[-1], "rate": rate, "final_log_loss": log_losses[-1]})
 
 
@@ -872,8 +871,7 @@ def check_thm21(ctx: Context) -> None:
         ctx.support(name, "trend", KKT_PROXY(separates(loss, float(np.exp(losses[0]))), residuals, losses,
                                              RESIDUAL_TOLERANCE),
                     "finite-time proxy at ‖θ‖ = 30, 100, 300, 1000, 3000: L < ℓ(0) from ‖θ‖ = 30 on; the KKT "
-                    "residual of "
-                    "θ̂ = θ/q_min^(1/L) and log L along the flow",
+                    "residual of θ̂ = θ/q_min^(1/L) and log L along the flow",
                     {"final_direction_change": path[-1].settling, "initializations_tried": attempt + 1},
                     conclusion=T21)
         curves[name] = (FLOW_NORMS, residuals)

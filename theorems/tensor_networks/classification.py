@@ -63,9 +63,7 @@ SINGULAR_LEVEL = 1e5  # Theorem 1's flows must reach at least this level (the FC
 ANGLE_TOLERANCE = 1e-2  # radians between β(Q_max) and a convex reference
 MARGIN_TOLERANCE = 2e-2  # relative normalized-margin gap to an ℓ1 max-margin solution set at Q_max
 STATIONARITY_TOLERANCE = 1e-3  # relative KKT residual of the ℓ_{2/L} problem at Q_max
-# L = 2 flows against an ℓ1 reference start with |η_1,j| = 1 and a last layer of scale 0.05: coordinate j's log-modulus
-# is 2∫[Xᵀr]_j plus the offset log|η_1,j ± η_2,j|², and offsets that differ across j (Gaussian layers: by several
-# units) tilt the direction by an amount fading only like 1/log Q, past the levels a flow reaches
+# L = 2 flows against an ℓ1 reference: |η_1,j| = 1 and a last layer of scale 0.05 (why: L2_INSTANCES)
 BALANCED_INIT = {"balanced": True, "small_scale": 0.05}
 
 
