@@ -379,6 +379,7 @@ def classify(theorem: str, size: float, rng: np.random.Generator) -> list[Pertur
     if theorem == "4.3":
         base = C.construction("lemC.6")
         X = perturb(base.X, size, rng)
+        X[:2] = with_rational_limit(X[:2], size)  # neuron 1's SVM limit stays rational, as for Theorem 3.2
         X[2] = perturb_rationally(base.X[2], size, rng)
         layers = _limit_lemC6(X)
         rep = _checked("lemC.6", X, layers, {"check": "kkt"}, {"check": "local_optimum"}, {"check": "global_optimum"},
@@ -524,9 +525,10 @@ RC_FLOWS = "gradient flow from each theorem's initialization converges in direct
                 "and the limit is a global optimum. Re-tuning the initialization to the data (a_k(0)^(m−2)·x_k equal) "
                 "restores a non-local limit, but only on a measure-zero set of initializations.",
                 "Theorem 3.2's perturbed limit is refuted as a local optimum by the paper's curve adapted to the data "
-                "(neuron 1 turns orthogonally to x1, the dead neuron serves x2). Its perturbed inputs are nudged "
-                "further by about a tenth of the perturbation so that the limit's SVM vector has a rational square "
-                "root of its norm (a rational limit point: exact certificates stay small)."),
+                "(neuron 1 turns orthogonally to x1, the dead neuron serves x2). Its perturbed inputs (and x1, x2 of "
+                "Lemma C.6, Theorem 4.3's data) are nudged further by about a tenth of the perturbation so that the "
+                "limit's SVM vector has a rational square root of its norm (a rational limit point: exact "
+                "certificates stay small)."),
 )
 def check_rem32(ctx: Context) -> None:
     cases = robustness(ctx.profile, ctx.seed)
