@@ -8,6 +8,8 @@ gives the gradient and, for margin losses, the descent direction scaled by e^{sh
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -142,10 +144,25 @@ def _logsumexp(values: Array) -> Array:
     return logsumexp(values, axis=-1)
 
 
+_SAFE = 1e300  # |values| below it: v − max(v) is finite
+
+
 def float_logsumexp(values: np.ndarray) -> np.ndarray | np.float64:
     """``scipy.special.logsumexp(values, axis=-1)`` for a nonempty float64 array, operation for operation (the
     maxima counted apart, log1p of the rest; where that is not finite, log Σ e^v), without scipy's array-API
-    dispatch: a tenth of the time, which flows of margin losses spend on every field evaluation."""
+    dispatch: a tenth of the time, which flows of margin losses spend on every field evaluation. A vector of
+    finite values takes a shorter path (no error-state context, no axes: a few µs) with the same operations."""
+    if values.ndim == 1:
+        top = values.max()
+        if top < _SAFE and values.min() > -_SAFE:  # finite, and the shift below cannot overflow
+            at_top = values == top
+            count = np.float64(np.count_nonzero(at_top))
+            rest = np.exp(np.where(at_top, -np.inf, values) - top).sum()
+            if rest != 0:
+                rest = rest / count
+            out = np.log1p(rest) + np.log(count) + top
+            if math.isfinite(out):
+                return out
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         top = np.max(values, axis=-1, keepdims=True)
         at_top = values == top

@@ -98,7 +98,7 @@ def test_the_fast_logsumexp_is_scipys_bit_for_bit():
                 expected, got = logsumexp(values, axis=-1), float_logsumexp(values)
                 assert type(got) is type(expected) and np.array_equal(got, expected)
     inf, nan = np.inf, np.nan
-    for edge in ([inf, 1.0], [-inf, -inf], [nan, 1.0], [1e308, 1e308], [-inf, 0.0], [inf, -inf],
+    for edge in ([inf, 1.0], [-inf, -inf], [nan, 1.0], [1e308, 1e308], [-inf, 0.0], [inf, -inf], [1e308, -1e308],
                  [[1.0, -inf], [nan, 2.0]]):
         values = np.array(edge)
         assert np.array_equal(float_logsumexp(values), logsumexp(values, axis=-1), equal_nan=True)
