@@ -337,6 +337,25 @@ def test_run_seeds_reports_the_seeds_that_missed(toy_registry):
     assert seed_misses(runs) == {"align.toy.toothless": [(5, "toothless"), (6, "toothless"), (7, "toothless")]}
 
 
+def test_claims_of_one_module_and_their_corrections_run_in_one_worker_task(toy_registry):
+    """A worker runs the claims of one module (at one seed) together, so that memoized work is not redone in
+    another process; a corrected variant joins its claim's group wherever it is defined."""
+    import dataclasses
+
+    from verify.runner import _module_groups
+
+    def elsewhere(ctx):  # a check defined in this module, not in the toy registry's
+        return None
+
+    corrected, certified, refuted = select(["tensor.toy.corrected", "rank.toy.certified", "tensor.toy.refuted"])
+    moved = dataclasses.replace(certified, check=elsewhere)
+    moved_correction = dataclasses.replace(corrected, check=elsewhere)
+    groups = _module_groups([(c, seed) for seed in (1, 2) for c in (moved_correction, moved, refuted)])
+    assert [([c.id for c in group], seed) for group, seed in groups] == [
+        (["tensor.toy.corrected", "tensor.toy.refuted"], 1), (["rank.toy.certified"], 1),
+        (["tensor.toy.corrected", "tensor.toy.refuted"], 2), (["rank.toy.certified"], 2)]
+
+
 # -- command line: machine output, show, list, run table, report naming ----------------------------------------
 def _two_part_claim(registry, banner=False):
     """A toy claim of two conclusions (one certified, one confirmed), with texts the terminal must keep."""
