@@ -15,6 +15,7 @@ non-stationary KKT pair of a convex problem always has a positive duality gap).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -30,7 +31,15 @@ from sympy import Rational as Q
 from numerics import convex, kkt
 from numerics import exact as E
 from numerics import global_optimum as G
-from numerics.certificates import certify_positive, certify_rank, enclose, exact_rank, interval_function
+from numerics.certificates import (
+    Interval,
+    certify_positive,
+    certify_rank,
+    enclose,
+    enclose_singular_values,
+    exact_rank,
+    interval_function,
+)
 from numerics.convex import ConvexProblem
 from numerics.exact import to_exact
 from numerics.metrics import _split, _two_product
@@ -374,6 +383,22 @@ def test_interval_certificate_needs_every_cell_and_its_whole_budget():
     assert not starved.certified and starved.evaluations == 8 and starved.min_lower_bound == -np.inf
 
 
+@pytest.mark.parametrize("f, strict, witness, value", [
+    (lambda x: arb(0), True, Fraction(1, 2), 0.0),  # f ≡ 0: "f ≤ 0" is certain on the whole box at once
+    (lambda x: -x, False, Fraction(3, 4), -0.75),  # f = −x: "f < 0" is certain on [1/2, 1], not on [0, 1/2]
+], ids=["strict-violated-with-equality", "nonstrict-violated-strictly"])
+def test_interval_certificate_witness_needs_a_certain_violation(f, strict, witness, value):
+    """A cell is given up (not bisected further) and its midpoint becomes the witness only where the violation is
+    certain: f ≤ threshold for "> threshold", f < threshold for "≥ threshold". f ≡ 0 refutes f > 0 on [0, 1] at
+    once (1 evaluation + 1 at the midpoint 1/2); f = −x touches 0 at x = 0, so [0, 1] is bisected and the first
+    certain violation is [1/2, 1], whose midpoint 3/4 is the witness."""
+    certificate = certify_positive(f, [(0, 1)], strict=strict)
+    assert not certificate.certified
+    assert certificate.witness == (witness,) and certificate.witness_value == Interval(value, value)
+    if strict:
+        assert certificate.evaluations == 2
+
+
 # == exact rank ==================================================================================================
 @pytest.mark.parametrize("W, rank, certified", [
     (np.diag([1.0, 0.0]), 1, True),
@@ -388,6 +413,35 @@ def test_rank_certificate_needs_a_positive_lower_end(W, rank, certified):
     assert certificate.certified == (exact_rank(W) >= rank)
     if rank:
         assert (certificate.sigma_rank.lo > 0) == certified
+
+
+# Singular-value enclosures (the basis of the rank certificate) need orthogonality defects η_U, η_V < 1 of the float
+# SVD's factors: the bound divides by √((1 − η_U)(1 − η_V)). Fake SVDs of W = [[2]] violate each alone; U = [[0]]
+# (or V) has η = ‖0 − 1‖ = 1 exactly, the edge, and U = [[2]] has η = 3.
+DEFECT_CASES = [
+    ("valid", [[1.0]], [[1.0]], True),
+    ("u-defect-edge", [[0.0]], [[1.0]], False),
+    ("v-defect-edge", [[1.0]], [[0.0]], False),
+    ("u-defect-large", [[2.0]], [[1.0]], False),
+    ("v-defect-large", [[1.0]], [[2.0]], False),
+]
+
+
+@pytest.mark.parametrize("U, Vt, certified", [case[1:] for case in DEFECT_CASES],
+                         ids=[case[0] for case in DEFECT_CASES])
+def test_singular_value_enclosure_refuses_a_non_orthogonal_svd(monkeypatch, U, Vt, certified):
+    """A refused enclosure says nothing: every σ in [0, ∞), and no rank is certified from it, not even rank ≥ 0
+    (whose σ_0 = +∞ needs no enclosure); the distances to lower rank are unbounded."""
+    monkeypatch.setattr(np.linalg, "svd", lambda A: (np.array(U), np.array([2.0]), np.array(Vt)))
+    enclosure = enclose_singular_values(np.array([[2.0]]))
+    assert enclosure.certified == certified
+    assert enclosure.intervals == ((Interval(2.0, 2.0),) if certified else (Interval(0.0, math.inf),))
+    for rank in (0, 1):
+        certificate = certify_rank(np.array([[2.0]]), rank)
+        assert certificate.certified == certified
+    if not certified:
+        assert certify_rank(np.array([[2.0]]), 0).spectral_distance == math.inf
+        assert "too inaccurate" in enclosure.description
 
 
 def test_rank_certificate_distances_bound_the_tail():

@@ -264,3 +264,136 @@ def test_polynomial_enclosures_contain_exact_values(coefficients, numerator, den
     for point in (x0, x0 + Fraction(1, 2000), x0 + Fraction(1, 1000)):
         exact = a * point**2 + b * point + c
         assert Fraction(interval.lo) <= exact <= Fraction(interval.hi)
+
+
+# -- edges of the inputs, defaults and reports (each pinned by the behaviour it causes) ---------------------------
+
+def test_intervals_are_closed():
+    interval = Interval(1.0, 2.0)
+    assert interval.contains(1.0) and interval.contains(2.0) and interval.contains(1.5)
+    assert not interval.contains(math.nextafter(1.0, 0.0)) and not interval.contains(math.nextafter(2.0, 3.0))
+
+
+def test_matrix_inputs_at_their_edges():
+    """A single row or a single entry is a matrix; an empty one is refused. Nested lists of exact numbers (an
+    object array) are taken exactly, not rounded to floats: σ of [[1/3]] is enclosed around 1/3 itself."""
+    assert exact_rank([[1, 2]]) == 1 and exact_rank([[Fraction(1, 3)]]) == 1
+    with pytest.raises(ValueError, match="empty matrix"):
+        exact_rank([[]])
+    assert enclose_singular_values(np.array([[-2.0]])).intervals == (Interval(2.0, 2.0),)
+    with pytest.raises(ValueError, match="nonempty finite matrix"):
+        enclose_singular_values(np.zeros((0, 2)))
+    for exact in ([[Fraction(1, 3)]], np.array([[Fraction(1, 3)]], dtype=object)):
+        (third,) = enclose_singular_values(exact).intervals
+        assert Fraction(third.lo) < Fraction(1, 3) < Fraction(third.hi)  # float(1/3) < 1/3 would be left out
+
+
+def test_singular_value_enclosures_work_at_128_bits_by_default():
+    """The default working precision of the singular-value enclosure and of the rank certificate is 128 bits: an
+    exact entry 1 + 2⁻¹²⁷ (128 significant bits) is held exactly, so the lower end of σ is exactly 1, while
+    1 + 2⁻¹²⁸ (129 bits) is rounded, so its enclosure reaches below 1 (until prec=129)."""
+    fits, rounded = fmpq_mat([[fmpq(2**127 + 1, 2**127)]]), fmpq_mat([[fmpq(2**128 + 1, 2**128)]])
+    assert enclose_singular_values(fits).intervals[0].lo == 1.0 and certify_rank(fits, 1).sigma_rank.lo == 1.0
+    assert enclose_singular_values(rounded).intervals[0].lo < 1.0 and certify_rank(rounded, 1).sigma_rank.lo < 1.0
+    assert enclose_singular_values(rounded, prec=129).intervals[0].lo == 1.0
+    assert certify_rank(rounded, 1, prec=129).sigma_rank.lo == 1.0
+
+
+def test_singular_values_are_sorted_whatever_order_the_float_svd_gives(monkeypatch):
+    """The float SVD is not trusted for the order either: a valid SVD of diag(1, 3, 2) that lists σ as (1, 3, 2)
+    still gives the enclosures in decreasing order."""
+    monkeypatch.setattr(np.linalg, "svd", lambda A: (np.eye(3), np.array([1.0, 3.0, 2.0]), np.eye(3)))
+    enclosure = enclose_singular_values(np.diag([1.0, 3.0, 2.0]))
+    assert enclosure.certified
+    assert enclosure.intervals == (Interval(3.0, 3.0), Interval(2.0, 2.0), Interval(1.0, 1.0))
+
+
+def test_rank_certificate_edges():
+    """rank must lie in [0, min(m, n)]; rank ≥ 1 of the zero matrix is refused (σ_1 = 0); at full rank the
+    matrix itself has rank ≤ rank, so both distances are 0."""
+    with pytest.raises(ValueError, match="rank must lie"):
+        certify_rank(np.eye(2), -1)
+    zero = certify_rank(np.zeros((2, 2)), 1)
+    assert not zero.certified and zero.sigma_rank == Interval(0.0, 0.0)
+    full = certify_rank(np.diag([1.0, 2.0]), 2)
+    assert full.certified and full.sigma_rank == Interval(1.0, 1.0)
+    assert full.spectral_distance == 0.0 and full.frobenius_distance == 0.0
+
+
+def test_power_zero_and_the_constant_e():
+    assert Interval.from_arb(power(ball(-1, 1), 0)) == Interval(1.0, 1.0)  # x⁰ = 1, also on a ball around 0
+    x = sympy.Symbol("x")
+    value = Interval.from_arb(interval_function(x + sympy.E, [x])(arb(0)))
+    assert value.contains(math.e) and value.width <= 1e-14
+
+
+def test_default_working_precision_is_that_of_doubles():
+    """certify_positive and enclose work at 53 bits by default: 1 + 2⁻⁵² is exact there, so (x + 2⁻⁵²) − x at
+    x = 1 is the point 2⁻⁵² and is certified > 0; 1 + 2⁻⁵³ is not (it needs 54 bits): the same difference is a
+    ball around 0 at the default precision, and a point at prec=54."""
+    def difference(k):
+        return lambda x: (x + arb(fmpq(1, 2**k))) - x
+
+    assert enclose(difference(52), [(1, 1)]) == Interval(2.0**-52, 2.0**-52)
+    assert certify_positive(difference(52), [(1, 1)], max_depth=0).certified
+    assert enclose(difference(53), [(1, 1)]).contains(0.0)
+    assert not certify_positive(difference(53), [(1, 1)], max_depth=0).certified
+    assert enclose(difference(53), [(1, 1)], prec=54) == Interval(2.0**-53, 2.0**-53)
+    assert certify_positive(difference(53), [(1, 1)], max_depth=0, prec=54).certified
+
+
+def test_description_shows_integers_floats_and_fractions_as_given():
+    """Box ends are printed as an integer (3), as the float they exactly are (0.1, 0.5), or as p/q (1/3)."""
+    assert "f > 0 certified on [0.1, 3]" in certify_positive(lambda x: x, [(0.1, 3)]).description
+    assert "certified on [1/3, 0.5]" in certify_positive(lambda x: x, [("1/3", 0.5)]).description
+
+
+def test_reported_boxes_are_rounded_outward():
+    """A cell bound 2⁻⁶⁴ below 1 (64 significant bits) is reported as the float below 1, not rounded up to 1."""
+    certificate = certify_positive(lambda x: x, [(f"{2**64 - 1}/{2**64}", 2)])
+    assert certificate.certified and certificate.cells[0].box == (Interval(math.nextafter(1.0, 0.0), 2.0),)
+
+
+def test_evaluations_are_counted_exactly():
+    """f = x + 1 on three cells: one ball evaluation each."""
+    assert certify_positive(lambda x: x + 1, [(0, 1)], cells=3).evaluations == 3
+
+
+def test_degenerate_boxes_are_allowed_and_never_bisected_along_a_point_side():
+    """lo = hi is a point (lo > hi is refused); f = y on {1} × [0, 1] fails only at y = 0, and the bisection halves
+    the [0, 1] side only: three levels leave {1} × [0, 1/8]."""
+    assert certify_positive(lambda x: x, [(1, 1)]).certified
+    with pytest.raises(ValueError, match="empty box"):
+        certify_positive(lambda x: x, [(2, 1)])
+    certificate = certify_positive(lambda x, y: y, [(1, 1), (0, 1)], max_depth=3)
+    assert certificate.cells[0].uncertified == ((Interval(1.0, 1.0), Interval(0.0, 0.125)),)
+
+
+@pytest.mark.parametrize("unit", [1.0, 2.0**-40], ids=["unit-box", "tiny-box"])
+def test_bisection_halves_the_widest_side_relative_to_the_initial_cell(unit):
+    """f = x + y on [0, 4u] × [0, u] fails only at the origin. Widths count relative to the initial cell, so the
+    first halving (a tie, 1 : 1) cuts x and the second cuts y: two levels leave [0, 2u] × [0, u/2], the same
+    shape at any scale (absolute widths would cut x twice)."""
+    certificate = certify_positive(lambda x, y: x + y, [(0, 4 * unit), (0, unit)], max_depth=2)
+    assert certificate.cells[0].uncertified == ((Interval(0.0, 2 * unit), Interval(0.0, unit / 2)),)
+
+
+def test_default_bisection_depth_is_30_halvings():
+    """f = x > 0 on [0, 1] fails only at 0: the cell [0, 2⁻ᵈ] is never certified, its right neighbour always is.
+    With the default max_depth = 30 the last uncertified leaf is [0, 2⁻³⁰], after 1 + 2·30 evaluations and one
+    more at its midpoint (which is not a counterexample)."""
+    certificate = certify_positive(lambda x: x, [(0, 1)])
+    assert not certificate.certified and certificate.witness is None
+    assert certificate.cells[0].uncertified == ((Interval(0.0, 2.0**-30),),)
+    assert certificate.evaluations == 62
+
+
+def test_default_evaluation_budget_is_20000():
+    """f = x + 1 needs one evaluation per cell: 20 000 cells fit the default budget exactly, 20 001 do not (the
+    last cell is left uncertified, with lower bound −inf)."""
+    fits = certify_positive(lambda x: x + 1, [(0, 1)], cells=20_000)
+    assert fits.certified and fits.evaluations == 20_000
+    over = certify_positive(lambda x: x + 1, [(0, 1)], cells=20_001)
+    assert not over.certified and over.evaluations == 20_000 and over.min_lower_bound == -math.inf
+    assert over.failed_cells == (over.cells[-1].box,)
+

@@ -178,3 +178,62 @@ def test_newton_decrement_stopping_edge(factor, holds):
     assert result.converged and result.x[0] == 0.0
     assert result.iterations == (1 if factor < 1 else 2)
     assert holds == (result.iterations == 1)
+
+
+# -- minimum sizes, closed bounds and the tail window's edges ------------------------------------------------------
+def test_affine_fit_and_residual_band_need_exactly_three_points():
+    """Three finite points are the documented minimum of an affine fit and of a residual band: accepted at three,
+    refused at two."""
+    fit = fit_affine([1.0, 2.0, 3.0], [1.0, 3.0, 5.0], transform="identity")
+    assert fit.n_points == 3 and fit.slope == pytest.approx(2.0) and fit.intercept == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="three finite points"):
+        fit_affine([1.0, 2.0], [1.0, 3.0], transform="identity")
+    assert residual_bounded([1.0, 2.0, 3.0], [0.0, 0.5, 0.25], 0.0, 1.0, transform="identity") == (True, 0.5)
+    with pytest.raises(ValueError, match="three finite points"):
+        residual_bounded([1.0, 2.0], [0.0, 0.5], 0.0, 1.0, transform="identity")
+
+
+def test_residual_band_is_closed():
+    """A band exactly as wide as ``bound`` (binary-exact: 0.5) holds; one an ulp wider does not."""
+    assert residual_bounded([1.0, 2.0, 3.0], [0.0, 0.5, 0.25], 0.0, 0.5, transform="identity") == (True, 0.5)
+    assert not residual_bounded([1.0, 2.0, 3.0], [0.0, 0.5, 0.25], 0.0, math.nextafter(0.5, 0.0),
+                                transform="identity")[0]
+
+
+def test_max_residual_of_no_residuals_is_zero():
+    """An affine fit with no residuals recorded deviates nowhere: its largest residual is 0."""
+    assert AffineFit(1.0, 0.0, (), 0).max_residual == 0.0
+    assert AffineFit(1.0, 0.0, (0.5, -2.0), 2).max_residual == 2.0
+
+
+def test_product_trend_needs_four_points_and_a_tail_in_0_1():
+    """At least four points, and 0 < tail ≤ 1: tail = 1 judges every point, tail = 0, < 0 or > 1 is refused."""
+    with pytest.raises(ValueError, match="four points"):
+        product_to_constant([1.0, 1.0, 1.0], np.ones(3), 1.0, 0.1)
+    for tail in (0.0, -0.25, 1.5):
+        with pytest.raises(ValueError, match="tail"):
+            product_to_constant(np.ones(4), np.ones(4), 1.0, 0.1, tail=tail)
+    assert product_to_constant(np.ones(4), np.ones(4), 1.0, 0.1, tail=1.0) == (True, 0.0)
+    assert product_to_constant([2.0, 1.0, 1.0, 1.0], np.ones(4), 1.0, 0.1, tail=1.0) == (False, 1.0)
+
+
+def test_product_tail_window_has_at_least_two_points():
+    """8 points, tail 0.1: ⌈0.8⌉ = 1 point, widened to the minimum of 2, so the last-but-one is judged too."""
+    product = np.full(8, 1.0)
+    product[-2] = 2.0
+    assert product_to_constant(product, np.ones(8), 1.0, 0.1, tail=0.1) == (False, 1.0)
+    assert product_to_constant(np.ones(8), np.ones(8), 1.0, 0.1, tail=0.1) == (True, 0.0)
+
+
+def test_product_tolerance_and_drift_slack_are_closed():
+    """Both decisions are ≤: a tail whose last deviation is exactly its first × (1 + 1e-12) + 1e-15 (the slack of
+    "does not grow", computed in floats; here binary-exact in the product) and whose worst deviation is exactly rtol
+    is accepted; one ulp more of either is refused."""
+    first = 2.0  # the tail's first deviation from the constant 1: product 3
+    edge = first * (1 + 1e-12) + 1e-15
+    assert (1.0 + edge) - 1.0 == edge  # the product 1 + edge carries the deviation exactly
+    product = [9.0, 1.0 + first, 1.0, 1.0 + edge]
+    assert product_to_constant(product, np.ones(4), 1.0, edge, tail=0.75) == (True, edge)
+    assert not product_to_constant(product, np.ones(4), 1.0, math.nextafter(edge, 0.0), tail=0.75)[0]
+    beyond = math.nextafter(1.0 + edge, math.inf)
+    assert not product_to_constant(product[:3] + [beyond], np.ones(4), 1.0, 10.0, tail=0.75)[0]

@@ -1,5 +1,7 @@
 """Rate fits and monotonicity against exact power laws."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -63,3 +65,53 @@ def test_product_to_constant_at_the_edge_of_its_tolerance():
     assert product_to_constant(np.ones_like(t), growing, 5.0, 0.2)[0]
     with pytest.raises(ValueError):
         product_to_constant([1.0], [1.0], 1.0, 0.1)
+
+
+# -- r_squared and the points fit_rate keeps ------------------------------------------------------------------------
+@pytest.mark.parametrize("power", [1.0, 0.25], ids=["spread-above-1", "spread-below-1"])
+def test_r_squared_of_an_imperfect_fit_matches_its_closed_form(power):
+    """log2 y = power·[0, 2, 1, 3] against log2 x = [0, 1, 2, 3]: slope 0.8·power, intercept 0.3·power (in log2),
+    and R² = S_xy² / (S_xx S_yy) = 4² / (5·5) = 0.64 whatever the power (R² does not depend on the scale of log y,
+    so a spread of the logs below 1 gives the same R² as one above)."""
+    fit = fit_rate([1.0, 2.0, 4.0, 8.0], np.array([1.0, 4.0, 2.0, 8.0]) ** power)
+    assert fit.exponent == pytest.approx(0.8 * power, rel=1e-12)
+    assert fit.scale == pytest.approx(2.0 ** (0.3 * power), rel=1e-12)
+    assert fit.r_squared == pytest.approx(0.64, rel=1e-12) and fit.n_points == 4
+
+
+def test_r_squared_equals_the_squared_correlation_of_the_logs():
+    """For a least-squares line with an intercept, R² = 1 − SS_res/SS_tot is the squared correlation of log x and
+    log y: an independent formula for a noisy power law."""
+    x = log_spaced(1.0, 1e4, 9)
+    y = 2.0 * x**-0.7 * np.exp(0.3 * np.sin(np.arange(9.0)))
+    fit = fit_rate(x, y)
+    assert fit.r_squared == pytest.approx(np.corrcoef(np.log(x), np.log(y))[0, 1] ** 2, rel=1e-12)
+    assert 0.5 < fit.r_squared < 1.0
+
+
+@pytest.mark.parametrize("value", [1.0, -1.0], ids=["one", "minus-one"])
+def test_a_constant_series_is_fitted_exactly(value):
+    """Constant |y| (log y has no spread, so SS_tot = 0): exponent 0 and R² = 1 by convention, not 0/0."""
+    fit = fit_rate([1.0, 2.0, 4.0, 8.0], [value] * 4)
+    assert fit.exponent == 0.0 and fit.scale == 1.0 and fit.r_squared == 1.0
+
+
+def test_rate_fit_with_exactly_three_points():
+    """Three usable points are enough (the documented minimum); two are not (test_too_few_points)."""
+    fit = fit_rate([1.0, 2.0, 4.0], [3.0, 1.5, 0.75])
+    assert fit.n_points == 3 and fit.exponent == pytest.approx(-1.0, rel=1e-12)
+    assert fit.scale == pytest.approx(3.0, rel=1e-12)
+
+
+def test_rate_fit_keeps_only_finite_positive_points():
+    """Each operand of the mask g(x) > 0, |y| > 0, g finite, y finite drops its own point: g < 0 (x = −1), g = 0
+    (x = 0), g = inf (x = inf), y = 0, y = inf. The three that remain (x = 1 included: g = 1 is positive) are the
+    exact law 3·x^(−1/2), with a negative y taken by its absolute value."""
+    x = [-1.0, 0.0, 1.0, math.inf, 4.0, 9.0, 16.0, 25.0]
+    y = [3.0, 3.0, -3.0, 3.0, 1.5, 0.0, 0.75, math.inf]
+    fit = fit_rate(x, y)
+    assert fit.n_points == 3
+    assert fit.exponent == pytest.approx(-0.5, rel=1e-12) and fit.scale == pytest.approx(3.0, rel=1e-12)
+    assert fit.r_squared == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="three points"):  # without x = 1 only two would be left
+        fit_rate(x[:2] + x[3:], y[:2] + y[3:])
