@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,6 +40,9 @@ Exact = int | float | str | Fraction | fmpq | sympy.Rational  # a number taken a
 
 
 # -- result types -----------------------------------------------------------------------------------------
+
+_LARGEST = sys.float_info.max
+
 
 def _float_below(x: arb) -> float:
     """The largest float ≤ the exact point x (−inf for NaN)."""
@@ -401,9 +405,23 @@ def _show(x: fmpq) -> str:
     return str(x) if x.q == 1 or to_fmpq(approx) != x else repr(approx)
 
 
+def _rational_below(x: fmpq) -> float:
+    """The largest float ≤ the rational x, decided exactly (a 64-bit ball of x could straddle a float)."""
+    try:
+        value = float(_fraction(x))
+    except OverflowError:
+        return -math.inf if x < 0 else _LARGEST
+    return math.nextafter(value, -math.inf) if to_fmpq(value) > x else value
+
+
+def _rational_above(x: fmpq) -> float:
+    """The smallest float ≥ the rational x, decided exactly."""
+    return -_rational_below(-x)
+
+
 def _as_interval_box(cell: _ExactBox) -> Box:
-    with ctx.workprec(64):
-        return tuple(Interval(_float_below(arb(lo)), _float_above(arb(hi))) for lo, hi in cell)
+    """An exact cell as float intervals rounded outward (each contains its exact side)."""
+    return tuple(Interval(_rational_below(lo), _rational_above(hi)) for lo, hi in cell)
 
 
 def _fraction(x: fmpq) -> Fraction:

@@ -397,3 +397,15 @@ def test_default_evaluation_budget_is_20000():
     assert not over.certified and over.evaluations == 20_000 and over.min_lower_bound == -math.inf
     assert over.failed_cells == (over.cells[-1].box,)
 
+
+def test_reported_boxes_contain_their_exact_cells_even_next_to_a_float():
+    """A cell's side within 2⁻⁶⁴ (relative) of a float: the reported box is rounded outward exactly (a 64-bit ball
+    of the side straddles the float, and reading it as a point rounded [1 − 2⁻⁶⁵, 2] in to [1, 2])."""
+    from fractions import Fraction
+
+    lower = Fraction(2**65 - 1, 2**65)
+    box = certify_positive(lambda x: x, [(f"{lower.numerator}/{lower.denominator}", 2)]).cells[0].box
+    assert Fraction(box[0].lo) <= lower and box[0].lo == math.nextafter(1.0, 0.0) and box[0].hi == 2.0
+    upper = -lower  # the mirror image: [−2, −(1 − 2⁻⁶⁵)] is reported as [−2, −1 + ulp]
+    box = certify_positive(lambda x: -x, [(-2, f"{upper.numerator}/{upper.denominator}")]).cells[0].box
+    assert Fraction(box[0].hi) >= upper and box[0].hi == -math.nextafter(1.0, 0.0)
