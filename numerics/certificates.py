@@ -401,7 +401,10 @@ def _bisect(cell: _ExactBox, scale: Sequence[fmpq]) -> tuple[_ExactBox, _ExactBo
 
 def _show(x: fmpq) -> str:
     """An integer as such (3), a float's shortest repr when x is that float exactly (0.1), else p/q (16/17)."""
-    approx = float(x)
+    try:
+        approx = float(x)
+    except OverflowError:  # beyond the float range
+        return str(x)
     return str(x) if x.q == 1 or to_fmpq(approx) != x else repr(approx)
 
 

@@ -4,6 +4,7 @@ closed forms and 50-digit mpmath references."""
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -409,3 +410,12 @@ def test_reported_boxes_contain_their_exact_cells_even_next_to_a_float():
     upper = -lower  # the mirror image: [−2, −(1 − 2⁻⁶⁵)] is reported as [−2, −1 + ulp]
     box = certify_positive(lambda x: -x, [(-2, f"{upper.numerator}/{upper.denominator}")]).cells[0].box
     assert Fraction(box[0].hi) >= upper and box[0].hi == -math.nextafter(1.0, 0.0)
+
+
+def test_reported_boxes_of_sides_beyond_the_float_range():
+    """Sides past the largest float are reported outward as the largest float or ±inf, whichever contains them."""
+    huge = 10**400
+    box = certify_positive(lambda x: x, [(huge, 10 * huge)]).cells[0].box
+    assert box[0].lo == sys.float_info.max and box[0].hi == math.inf
+    box = certify_positive(lambda x: -x, [(-10 * huge, -huge)]).cells[0].box
+    assert box[0].lo == -math.inf and box[0].hi == -sys.float_info.max
