@@ -226,3 +226,19 @@ def test_bad_equivalent_entries_are_one_line_errors(project: Path, capsys: pytes
     '''))
     assert main(_teeth(project, "--dry-run")) == 2
     assert "needs an id, or file, original and mutated" in capsys.readouterr().err
+
+
+def test_an_equivalent_entry_matches_by_text_only_when_its_id_is_stale(tmp_path: Path) -> None:
+    """The same line can occur twice in a file: an entry whose id still names its own mutant must not be read as
+    the equivalent of the other occurrence; an entry whose lines moved (stale id) still matches by its text."""
+    (tmp_path / "m.py").write_text("if n == 0:\n    pass\nif n == 0:\n    pass\n")
+    first = mutation.Mutant("m.py:1:8:NumberReplacer:1", "m.py", "core/NumberReplacer", 0, (1, 8), (1, 9))
+    second = mutation.Mutant("m.py:3:8:NumberReplacer:1", "m.py", "core/NumberReplacer", 1, (3, 8), (3, 9))
+    text = {"file": "m.py", "operator": "core/NumberReplacer", "original": "if n == 0:", "mutated": "if n == -1:"}
+    current_entry = mutation.Equivalent(id=first.id, reason="r", **text)
+    stale_entry = mutation.Equivalent(id="m.py:7:8:NumberReplacer:1", reason="r", **text)
+    current = mutation._current_entry_ids([current_entry, stale_entry], tmp_path)
+    assert current == {first.id}
+    assert current_entry.matches(first, "if n == 0:", "if n == -1:", current)
+    assert not current_entry.matches(second, "if n == 0:", "if n == -1:", current)
+    assert stale_entry.matches(second, "if n == 0:", "if n == -1:", current)

@@ -56,7 +56,7 @@ import threading
 import time
 import tomllib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -287,15 +287,42 @@ class Equivalent:
     mutated: str | None = None
     operator: str | None = None
 
-    def matches(self, mutant: Mutant, original: str, mutated: str) -> bool:
+    def matches(self, mutant: Mutant, original: str, mutated: str, current: Collection[str] = ()) -> bool:
+        """By id; or, for an entry without an id or whose id names no mutant in ``current`` (lines moved since it
+        was written), by file, operator and the original and mutated lines. An entry whose id names another
+        current mutant never matches by text: the same line can occur twice in a file."""
         if self.id is not None and self.id == mutant.id:
             return True
+        if self.id is not None and self.id in current:
+            return False
         if self.file is None or self.original is None or self.mutated is None or self.file != mutant.path:
             return False
         if self.operator is not None and self.operator not in (mutant.operator, mutant.operator.partition("/")[2]):
             return False
         return " ".join(self.original.split()) == " ".join(original.split()) and \
             " ".join(self.mutated.split()) == " ".join(mutated.split())
+
+
+def _current_entry_ids(equivalents: Sequence[Equivalent], root: Path) -> set[str]:
+    """The ids of entries that still name their mutant: the source line at the id's position is the entry's
+    original line. The others (lines moved since the entry was written) may match by their text instead."""
+    lines: dict[str, list[str]] = {}
+    current = set()
+    for entry in equivalents:
+        if entry.id is None or entry.original is None:
+            continue
+        path, _, rest = entry.id.partition(":")
+        number = rest.partition(":")[0]
+        if path not in lines:
+            try:
+                lines[path] = (root / path).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                lines[path] = []
+        source = lines[path]
+        if number.isdigit() and 1 <= int(number) <= len(source) and \
+                " ".join(source[int(number) - 1].split()) == " ".join(entry.original.split()):
+            current.add(entry.id)
+    return current
 
 
 def load_equivalents(path: Path, required: bool = False) -> list[Equivalent]:
@@ -929,6 +956,8 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
 
     rows: dict[str, Counter[str]] = {f: Counter() for f in files}
     listed, survivors, stale, judged = [], [], [], []
+    snapshot = folder / "snapshot"
+    current = _current_entry_ids(equivalents, snapshot if snapshot.is_dir() else options.root)
     for mutant in mutants:
         rows[mutant.path]["mutants"] += 1
         result = results.get(mutant.id)
@@ -936,8 +965,9 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
             rows[mutant.path]["not run"] += 1
             continue
         entry = {**mutant.to_json(), **{k: v for k, v in result.items() if k != "diff"}}
-        reason = next((e.reason for e in equivalents
-                       if e.matches(mutant, result.get("original", ""), result.get("mutated", ""))), None)
+        reason = next((e.reason for e in equivalents if e.id == mutant.id), None) or next(
+            (e.reason for e in equivalents
+             if e.matches(mutant, result.get("original", ""), result.get("mutated", ""), current)), None)
         outcome = result["outcome"]
         if reason is not None and outcome in (SURVIVED, NO_COVERAGE):
             rows[mutant.path]["equivalent"] += 1
