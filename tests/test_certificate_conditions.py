@@ -226,9 +226,9 @@ def test_kkt_float_stationarity_tolerance_edge(factor, status):
 
 
 # == KKT at Clarke kinks: the exact feasible point of the LP, and the separating direction ====================
-def fake_linprog(monkeypatch, x, p) -> None:
-    """HiGHS replaced by a solver claiming the optimum ``x`` (λ, μ) with objective 0."""
-    result = SimpleNamespace(status=0, x=np.array(list(x) + [0.0] * p), fun=0.0, message="",
+def fake_linprog(monkeypatch, x, p, fun=0.0) -> None:
+    """HiGHS replaced by a solver claiming the optimum ``x`` (λ, μ) with objective ``fun``."""
+    result = SimpleNamespace(status=0, x=np.array(list(x) + [0.0] * p), fun=fun, message="",
                              ineqlin=SimpleNamespace(marginals=np.zeros(2 * p + 8)))
     monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: result)
 

@@ -17,6 +17,7 @@ import pytest
 import scipy.optimize
 import sympy
 from sympy import Rational as Q
+from test_certificate_conditions import fake_linprog, fake_nnls  # the solver stubs of the certificate tests
 
 from numerics import exact as E
 from numerics import kkt
@@ -126,10 +127,6 @@ def test_witness_ball_uses_the_squared_radius():
 G_SHEAR = to_exact([[1, 1], [0, 1]])  # columns g1 = (1, 0), g2 = (1, 1)
 
 
-def scripted_nnls(monkeypatch, lam) -> None:
-    monkeypatch.setattr(scipy.optimize, "nnls", lambda A, b, *args, **kwargs: (np.array(lam, dtype=float), 0.0))
-
-
 @pytest.mark.parametrize("lam, tol, theta, exact_lam, residual", [
     # λ₂ exactly at the threshold tol·max(1, max λ) = 2⁻²⁰·4 is not positive; θ = 3.999 g1 − 0.001 g2: on P = {1}
     # the residual (0, −1/1000) has Gᵀr = (0, −1/1000) ≤ 0: exact optimum. With g2 in P, λ₂ = −1/1000 < 0.
@@ -143,7 +140,7 @@ def scripted_nnls(monkeypatch, lam) -> None:
     ([4.0, 0.5], 1e-6, [4, 0], [4, 0], [0, 0]),
 ], ids=["threshold-edge", "threshold-relative-to-one", "threshold-at-least-one", "exact-zero-multiplier"])
 def test_smooth_multipliers_positive_set_and_exact_certificate(monkeypatch, lam, tol, theta, exact_lam, residual):
-    scripted_nnls(monkeypatch, lam)
+    fake_nnls(monkeypatch, lam)
     found = kkt._smooth_multipliers(G_SHEAR, to_exact(theta), True, tol)
     assert found.exact, found.note
     assert list(found.lam) == exact_lam and list(found.residual) == residual
@@ -158,14 +155,14 @@ def test_smooth_multipliers_refuse_a_positive_correlation_when_the_residual_is_n
     """Solver claims P = {1}: the exact least squares on g1 gives λ1 = 1 and a residual r with no zero entry (of
     either sign) and ∇q₂ᵀr > 0, so P = {1} is not optimal: no exact verdict. Only r = 0 exactly may skip the
     dual check Gᵀr ≤ 0."""
-    scripted_nnls(monkeypatch, [1.0, 0.0])
+    fake_nnls(monkeypatch, [1.0, 0.0])
     found = kkt._smooth_multipliers(to_exact(G_), to_exact(theta), True, 1e-6)
     assert not found.exact and "exact NNLS certificate failed" in found.note
 
 
 def test_smooth_multipliers_with_an_empty_positive_set(monkeypatch):
     """Solver says λ = 0: λ = 0 is exactly optimal iff Gᵀθ ≤ 0 (here −1), and then the residual is θ itself."""
-    scripted_nnls(monkeypatch, [0.0])
+    fake_nnls(monkeypatch, [0.0])
     found = kkt._smooth_multipliers(to_exact([[1], [0]]), to_exact([-1, 3]), True, 1e-6)
     assert found.exact and list(found.lam) == [0] and list(found.residual) == [-1, 3]
     found = kkt._smooth_multipliers(to_exact([[1], [0]]), to_exact([1, 3]), True, 1e-6)  # Gᵀθ = 1 > 0
@@ -208,13 +205,6 @@ def test_clarke_lp_enforces_the_selection_bound(theta, lam, mu, l1):
         assert found.lam[0] == pytest.approx(lam, abs=1e-9) and found.mu[0] == pytest.approx(mu, abs=1e-9)
 
 
-def scripted_linprog(monkeypatch, x, p, fun=0.0) -> None:
-    """HiGHS replaced by a solver claiming the optimum ``x`` = (λ, μ) with objective ``fun``."""
-    result = SimpleNamespace(status=0, x=np.array(list(x) + [0.0] * p), fun=fun, message="",
-                             ineqlin=SimpleNamespace(marginals=np.zeros(2 * p + 8)))
-    monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: result)
-
-
 # g1 = e1, g2 = e2 (two samples), d = (1, 1) a kink of sample 0: θ = λ1 g1 + λ2 g2 + μ d is underdetermined, so
 # the variables the LP left numerically at a bound are fixed there exactly, and the rest stay near the LP's values.
 TWO_G, ONE_D = to_exact([[1, 0], [0, 1]]), to_exact([[1], [1]])
@@ -234,7 +224,7 @@ E6 = 2e-6
     ([8, 8], [4.0, 4.0, 4 - 4 * 2.0**-20], 2.0**-20, [4, 4, 4]),
 ], ids=["at-zero", "at-zero-edge", "at-zero-relative-to-one", "at-selection-bound", "at-selection-bound-edge"])
 def test_clarke_exact_point_fixes_the_tight_bounds(monkeypatch, theta, x, tol, point):
-    scripted_linprog(monkeypatch, x, p=2)
+    fake_linprog(monkeypatch, x, p=2)
     found = kkt._clarke_multipliers(TWO_G, ONE_D, [0], to_exact(theta), True, tol)
     assert found.exact, found.note
     assert list(found.lam) + list(found.mu) == point and list(found.residual) == [0, 0]
@@ -242,7 +232,7 @@ def test_clarke_exact_point_fixes_the_tight_bounds(monkeypatch, theta, x, tol, p
 
 def test_clarke_exact_point_keeps_a_selection_above_the_tolerance(monkeypatch):
     """μ = 1.5·10⁻⁶ > tol·max(1, 1/2) = 10⁻⁶ is not at its bound: the exact point keeps a positive μ near it."""
-    scripted_linprog(monkeypatch, [0.5 - 1.5e-6, 0.5 - 1.5e-6, 1.5e-6], p=2)
+    fake_linprog(monkeypatch, [0.5 - 1.5e-6, 0.5 - 1.5e-6, 1.5e-6], p=2)
     found = kkt._clarke_multipliers(TWO_G, ONE_D, [0], to_exact([Q(1, 2), Q(1, 2)]), True, 1e-6)
     assert found.exact and E.sign(found.mu[0]) > 0 and abs(float(found.mu[0]) - 1.5e-6) < 1e-9
     assert found.lam[0] + found.mu[0] == Q(1, 2)
@@ -252,10 +242,10 @@ def test_clarke_lp_objective_at_the_tolerance_is_stationary(monkeypatch):
     """An LP optimum of exactly tol·‖θ‖₁ still counts as stationary (the exact feasible point is sought); a
     larger one goes to the separating direction (none here: the dual is 0)."""
     G1, D1, theta = to_exact([[1]]), to_exact([[1]]), to_exact([2])
-    scripted_linprog(monkeypatch, [1.0, 1.0], p=1, fun=1e-6 * 2.0)
+    fake_linprog(monkeypatch, [1.0, 1.0], p=1, fun=1e-6 * 2.0)
     found = kkt._clarke_multipliers(G1, D1, [0], theta, True, 1e-6)
     assert found.exact and list(found.lam) == [1] and list(found.mu) == [1]
-    scripted_linprog(monkeypatch, [1.0, 1.0], p=1, fun=3e-6)
+    fake_linprog(monkeypatch, [1.0, 1.0], p=1, fun=3e-6)
     found = kkt._clarke_multipliers(G1, D1, [0], theta, True, 1e-6)
     assert not found.exact and "no exact separating direction found" in found.note
 
