@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-import functools
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import mpmath
@@ -129,19 +128,18 @@ def max_margin_direction(data: Dataset) -> MaxMargin:
     per set of points in a process (the claims ask for the same datasets' SVM again and again: 306 calls on 82
     datasets in a quick run), its arrays read-only."""
     points = data.exact_Z if data.exact_Z is not None else data.Z
-    svm = _max_margin_of(data.exact_Z is not None, tuple(map(tuple, np.asarray(points).tolist())))
-    if svm is None:
-        reference = max_margin(points, np.ones(data.n, dtype=int))
-        raise ValueError(f"{data.name}: no max-margin solution ({reference.message})")
-    return svm
+    try:
+        return _max_margin_of(data.exact_Z is not None, tuple(map(tuple, np.asarray(points).tolist())))
+    except ValueError as failure:
+        raise ValueError(f"{data.name}: {failure}") from None
 
 
-@functools.lru_cache(maxsize=512)
-def _max_margin_of(exact: bool, rows: tuple[tuple[Any, ...], ...]) -> MaxMargin | None:
+@lru_cache(maxsize=512)
+def _max_margin_of(exact: bool, rows: tuple[tuple[Any, ...], ...]) -> MaxMargin:
     points = np.array(rows, dtype=object if exact else np.float64)
     reference = max_margin(points, np.ones(len(rows), dtype=int))
     if reference.solution is None:
-        return None
+        raise ValueError(f"no max-margin solution ({reference.message})")
     direction, duals = np.array(reference.direction), np.array(reference.duals)
     direction.setflags(write=False)
     duals.setflags(write=False)
