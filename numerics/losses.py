@@ -9,7 +9,6 @@ gives the gradient and, for margin losses, the descent direction scaled by e^{sh
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from typing import Any, Protocol
 

@@ -50,6 +50,12 @@ CHUNK_RUN_STEPS = 2_000_000_000  # runs Ã— steps per chunk of a descent sweep: â
 # the kernel's load); smaller sweeps run in this process
 
 
+def cpu_chunk_runs(steps: int) -> int:
+    """Rows per chunk of a CPU descent sweep by default: about :data:`CHUNK_RUN_STEPS` run-steps, at least
+    :data:`MIN_CHUNK_RUNS` runs. The chunks are what runs in parallel (threads or processes)."""
+    return max(MIN_CHUNK_RUNS, -(-CHUNK_RUN_STEPS // max(steps, 1)))
+
+
 def chunk_seed(seed: int, index: int) -> int:
     """The seed of chunk ``index`` of a sweep with seed ``seed`` (a 64-bit integer, from numpy's SeedSequence)."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0])
@@ -174,7 +180,7 @@ def descent_sweep(objective: Objective, theta0: np.ndarray, steps: int, step_siz
         size = chunk_runs or (CUDA_CHUNK_RUNS if engine == "compiled" else len(theta0))
         workers = 1 if scheduler is None else workers  # one process drives the GPU
     else:
-        size = chunk_runs or max(MIN_CHUNK_RUNS, -(-CHUNK_RUN_STEPS // max(steps, 1)))
+        size = chunk_runs or cpu_chunk_runs(steps)
     size = max(size, 1)
     threads = engine == "compiled" and device == "cpu"
     chunk_count = -(-len(theta0) // size)

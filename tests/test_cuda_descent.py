@@ -26,6 +26,8 @@ from numerics.sweeps import ProgressLines, clopper_pearson, descent_sweep, runs_
 from verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # a subprocess's: this
+# checkout first, then whatever the caller put on the path (packages installed beside the interpreter's, say)
 
 
 def objectives() -> dict[str, Objective]:
@@ -106,7 +108,7 @@ def test_the_simulated_kernel_gives_the_cpu_kernels_bits_whatever_the_chunking()
     """8 runs × 50 steps of every architecture in numba's CUDA simulator: the same bits as the CPU kernel (the
     simulator evaluates exp and log1p with the host's libm, as the CPU kernel does), for chunks of 1, 3 and 8 runs
     and for launches of 7 steps; ``auto`` never picks the simulator, ``--device cuda`` does."""
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": PYTHONPATH}
     done = subprocess.run([sys.executable, "-c", SIMULATED], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -120,6 +122,32 @@ def test_the_simulated_kernel_gives_the_cpu_kernels_bits_whatever_the_chunking()
         assert result["moved"] > 1e-3, name  # the descent did move
 
 
+BROKEN_TARGET = r"""
+import json
+import numerics.cuda_descent as cd
+
+def broken(cuda):  # what numba-cuda 0.30.4 does beside numpy 2.5 when it compiles its first kernel
+    raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+
+working = cd.availability()
+cd.availability.cache_clear()
+cd._probe_kernel = broken
+print(json.dumps([[a.ok, a.simulated, a.detail] for a in (working, cd.availability())]))
+"""
+
+
+def test_a_target_that_finds_a_device_but_cannot_compile_is_not_available() -> None:
+    """The probe kernel is compiled and run: in the simulator it works; where compiling fails, the kernel is
+    unavailable with the error as the reason (``auto`` then keeps to the CPU), instead of failing inside a claim."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": PYTHONPATH}
+    done = subprocess.run([sys.executable, "-c", BROKEN_TARGET], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    working, broken = json.loads(done.stdout.strip().splitlines()[-1])
+    assert working[:2] == [True, True]
+    assert broken[:2] == [False, True] and "row_stack" in broken[2] and broken[2].startswith("numba's CUDA target")
+
+
 # -- the PTX the GPU would run (a CUDA toolkit, no GPU) -------------------------------------------------------------
 def cuda_toolkit() -> Path | None:
     """A CUDA toolkit with NVVM and libdevice: $CUDA_HOME, /usr/local/cuda or /usr/local/cuda-*."""
@@ -127,7 +155,8 @@ def cuda_toolkit() -> Path | None:
         "cuda-*")), reverse=True)]
     for candidate in filter(None, candidates):
         root = Path(candidate)
-        if (root / "nvvm" / "libdevice").is_dir() and any(root.glob("lib*/libnvvm.so*")):
+        if (root / "nvvm" / "libdevice").is_dir() and any(
+                next(root.glob(pattern), None) for pattern in ("lib*/libnvvm.so*", "nvvm/lib*/libnvvm.so*")):
             return root
     return None
 
@@ -148,7 +177,7 @@ def test_the_ptx_has_no_fused_or_unrounded_float64_arithmetic() -> None:
     arithmetic in add.rn, mul.rn, div.rn and neg only (no fma, no mul/add that ptxas might fuse), so the GPU rounds
     as the CPU does; the margin-loss kernel compiles too (its fma come from libdevice's exp and log1p)."""
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_ENABLE_CUDASIM"}
-    env |= {"CUDA_HOME": str(cuda_toolkit()), "PYTHONPATH": str(ROOT)}
+    env |= {"CUDA_HOME": str(cuda_toolkit()), "PYTHONPATH": PYTHONPATH}
     done = subprocess.run([sys.executable, "-c", PTX], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -161,8 +190,8 @@ def test_the_ptx_has_no_fused_or_unrounded_float64_arithmetic() -> None:
 
 
 # -- on a GPU ------------------------------------------------------------------------------------------------------
-@pytest.mark.skipif(not availability().gpu, reason=f"no GPU for the CUDA kernel ({availability().detail}); the GPU "
-                    "comparisons and figures are still to be measured on one")
+@pytest.mark.skipif(not availability().gpu, reason=f"no GPU for the CUDA kernel ({availability().detail}); it runs "
+                    "where one is present (measured on an H100: docs/sweeps.md)")
 def test_on_a_gpu_the_kernel_gives_the_cpu_kernels_bits() -> None:
     """Square loss: the CPU kernel's bits, whatever the chunking; margin losses: to rounding (libdevice's exp)."""
     rng = np.random.default_rng(9)
@@ -171,8 +200,10 @@ def test_on_a_gpu_the_kernel_gives_the_cpu_kernels_bits() -> None:
         cpu = descent_sweep(objective, theta0, 2000, 0.01, record_every=500, device="cpu", workers=1)
         for size in (1000, 333, 64):
             gpu = descent_sweep(objective, theta0, 2000, 0.01, record_every=500, device="cuda", chunk_runs=size)
-            if objective.is_margin:
-                assert np.max(np.abs(gpu.theta - cpu.theta)) < 1e-10, name
+            if objective.is_margin:  # to rounding; a run that overflows (the exponential loss) does on both devices
+                finite = np.isfinite(cpu.theta).all(axis=1)
+                assert np.array_equal(finite, np.isfinite(gpu.theta).all(axis=1)) and finite.mean() > 0.99, name
+                assert np.max(np.abs(gpu.theta - cpu.theta)[finite]) < 1e-10, name
             else:
                 assert np.array_equal(gpu.theta, cpu.theta) and np.array_equal(gpu.loss, cpu.loss), name
 
@@ -216,6 +247,8 @@ def test_auto_never_picks_a_gpu_that_is_absent_or_slower(monkeypatch: pytest.Mon
     assert kernel_device(fig1, 288, 30_000, cores=2) == "cpu"  # Fig. 1 reduced: milliseconds on the CPU
     assert kernel_device(fig1, 96, 10_000) == "cpu"
     assert kernel_device(fig1, 10**6, 3 * 10**6, cores=16) == "cuda"  # the gpu profile's workload
+    # the paper profile: 288 runs × 3·10⁶ steps are one chunk, so one core (3.4 s measured) against the GPU's 0.8 s
+    assert kernel_device(fig1, 288, 3 * 10**6, cores=16) == "cuda"
     assert kernel_seconds(40, 10**6, 3 * 10**6, "cuda") < kernel_seconds(40, 10**6, 3 * 10**6, "cpu", 16)
     for runs, steps in ((8, 10), (288, 3 * 10**6), (10**5, 10**4), (10**6, 3 * 10**6)):
         device = kernel_device(fig1, runs, steps, cores=2)
