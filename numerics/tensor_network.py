@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import string
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -17,6 +18,45 @@ import numpy as np
 
 from numerics import backend as B
 from numerics.backend import Array
+
+_KERNEL_SOURCE = '''import numba
+import numpy as np
+
+
+@numba.njit(nogil=True, error_model="numpy", cache=True)
+def beta_jacobian(theta, coordinate, index, value, d, with_jacobian):
+    entries, degree = index.shape
+    beta = np.zeros(d)
+    jacobian = np.zeros((d, theta.shape[0]) if with_jacobian else (0, 0))
+    for e in range(entries):
+        product = value[e]
+        for ell in range(degree):
+            product *= theta[index[e, ell]]
+        beta[coordinate[e]] += product
+        if with_jacobian:
+            for ell in range(degree):
+                partial = value[e]
+                for m in range(degree):
+                    if m != ell:
+                        partial *= theta[index[e, m]]
+                jacobian[coordinate[e], index[e, ell]] += partial
+    return beta, jacobian
+'''
+_KERNEL_LOCK = threading.Lock()
+
+
+@functools.cache
+def _kernel():
+    """β(θ) and ∂β/∂θ of any linear tensor network from its basis' nonzero entries, compiled once per machine (numba,
+    cached on disk with the other generated kernels)."""
+    from numerics.compiled_descent import load_generated
+
+    with _KERNEL_LOCK:
+        return load_generated(_KERNEL_SOURCE, "tensor_beta_").beta_jacobian
+
+
+def _float_vector(theta: Array) -> bool:
+    return type(theta) is np.ndarray and theta.dtype == np.float64 and theta.ndim == 1
 
 
 def _einsum(spec: str, *operands: Array) -> Array:
@@ -82,8 +122,8 @@ class LinearTensorNetwork:
     def _specs(self) -> dict[int | None, str]:
         """The einsum spec of :meth:`_contract` for each open mode (None: all contracted)."""
         lead, modes = "z", string.ascii_lowercase[: self.degree]
-        return {free: f"{lead}{modes}," + ",".join(modes[ell] for ell in range(self.degree) if ell != free)
-                + f"->{lead}" + (modes[free] if free is not None else "")
+        return {free: ",".join([f"{lead}{modes}", *(modes[ell] for ell in range(self.degree) if ell != free)])
+                + f"->{lead}" + (modes[free] if free is not None else "")  # degree 1, mode open: "za->za"
                 for free in (None, *range(self.degree))}
 
     def _contract(self, tensor: Array, vectors: Sequence[Array], free: int | None) -> Array:
@@ -91,8 +131,26 @@ class LinearTensorNetwork:
         operands = [v for ell, v in enumerate(vectors) if ell != free]
         return _einsum(self._specs[free], tensor, *operands)
 
+    @functools.cached_property
+    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The basis' nonzero entries: input coordinate k, the parameter index of each mode's entry, the value."""
+        where = np.nonzero(self.basis)
+        offsets = np.cumsum((0, *self.sizes))[:-1]
+        index = np.ascontiguousarray(np.stack(where[1:], axis=1) + offsets, dtype=np.int64)
+        return (np.ascontiguousarray(where[0], dtype=np.int64), index.reshape(-1, self.degree),
+                np.ascontiguousarray(self.basis[where], dtype=np.float64))
+
+    def compiled_beta(self, theta: np.ndarray, with_jacobian: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(β(θ), ∂β/∂θ as d × n_params, or an empty array) for one float64 vector θ in one compiled call: sums over
+        the basis' nonzero entries, so equal to :meth:`beta`'s contractions up to rounding
+        (tests/test_tensor_network.py). :meth:`beta`, :meth:`forward`, :meth:`vjp` and :meth:`jacobian` take this path
+        for such θ and float data."""
+        return _kernel()(np.ascontiguousarray(theta), *self._entries, self.d_in, with_jacobian)
+
     def beta(self, theta: Array) -> Array:
         """The end-to-end linear predictor β(θ) ∈ R^d."""
+        if _float_vector(theta):
+            return self.compiled_beta(theta)[0]
         return self._contract(self._basis_like(theta), self.split(theta), None)
 
     def forward(self, theta: Array, X: Array) -> Array:
@@ -100,6 +158,9 @@ class LinearTensorNetwork:
 
     def vjp(self, theta: Array, X: Array, G: Array) -> Array:
         """∇_θ Σ_i G_i f(x_i): block l is M(Xᵀ G)∘(v_1, .., I, .., v_L)."""
+        if _float_vector(theta) and type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 \
+                and type(G) is np.ndarray and G.dtype == np.float64:
+            return (X.T @ G[:, 0]) @ self.compiled_beta(theta, True)[1]
         m = (X.T if type(X) is np.ndarray and X.ndim == 2 else B.transpose(X)) @ G[:, 0]  # Xᵀ G ∈ R^d
         tensor = self.data_tensor(m)[None]
         vectors = self.split(theta)
@@ -112,6 +173,8 @@ class LinearTensorNetwork:
 
     def jacobian(self, theta: Array, X: Array) -> Array:
         """∂f(x_i)/∂θ as n × 1 × n_params."""
+        if _float_vector(theta) and type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2:
+            return (X @ self.compiled_beta(theta, True)[1])[:, None, :]
         ones = X.new_ones((1, 1)) if B.is_torch(X) else np.ones((1, 1), dtype=np.asarray(X).dtype)  # keeps exactness
         rows = [self.vjp(theta, X[i:i + 1], ones) for i in range(X.shape[0])]
         if B.is_torch(X):

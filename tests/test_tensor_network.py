@@ -2,9 +2,16 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from numerics.networks import circular_convolutional, diagonal, fully_connected
-from numerics.tensor_network import convolutional_tensor, diagonal_tensor, fully_connected_tensor
+from numerics.tensor_network import (
+    LinearTensorNetwork,
+    convolutional_tensor,
+    diagonal_tensor,
+    fully_connected_tensor,
+)
 
 
 def test_diagonal_encoding():
@@ -76,3 +83,47 @@ def test_flow_engine_integrates_eq_7():
                                   for layer in range(model.degree)])
         engine = Objective(model, X, y, "exponential").descent(theta0)
         np.testing.assert_allclose(engine, formula, rtol=0, atol=1e-13 * np.max(np.abs(formula)))
+
+
+# -- the compiled β(θ) and ∂β/∂θ against the einsum contractions ------------------------------------------------
+def reference_beta_vjp(net: LinearTensorNetwork, theta: np.ndarray, X: np.ndarray, G: np.ndarray):
+    """β, the vjp and the per-sample Jacobian through the einsum contractions (object θ would take them too)."""
+    vectors = net.split(theta)
+    beta = net._contract(net.basis, vectors, None)
+    tensor = net.data_tensor(X.T @ G[:, 0])[None]
+    vjp = np.concatenate([net._contract(tensor, vectors, ell)[0] for ell in range(net.degree)])
+    rows = [np.concatenate([net._contract(net.data_tensor(x)[None], vectors, ell)[0] for ell in range(net.degree)])
+            for x in X]
+    return beta, vjp, np.stack(rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.lists(st.integers(1, 4), min_size=1, max_size=3), st.floats(0.0, 0.9),
+       st.integers(0, 2**32 - 1))
+def test_the_compiled_beta_matches_the_contractions(d: int, sizes: list[int], sparsity: float, seed: int) -> None:
+    """Any basis (dense, sparse, all zero), any degree: β, the vjp and the Jacobian to rounding."""
+    rng = np.random.default_rng(seed)
+    basis = rng.standard_normal((d, *sizes)) * (rng.random((d, *sizes)) >= sparsity)
+    net = LinearTensorNetwork(basis)
+    theta, X, G = rng.standard_normal(net.n_params), rng.standard_normal((3, d)), rng.standard_normal((3, 1))
+    beta, vjp, jacobian = reference_beta_vjp(net, theta, X, G)
+    scale = 1 + np.max(np.abs(basis), initial=0.0) * (1 + np.max(np.abs(theta))) ** len(sizes)
+    assert np.allclose(net.beta(theta), beta, rtol=0, atol=1e-13 * scale)
+    assert np.allclose(net.vjp(theta, X, G), vjp, rtol=0, atol=1e-12 * scale)
+    assert np.allclose(net.jacobian(theta, X)[:, 0, :], jacobian, rtol=0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("net", [diagonal_tensor(3, 3), convolutional_tensor(5, [3, 4]),
+                                 fully_connected_tensor([3, 2, 2])],
+                         ids=["diagonal", "convolutional", "fully connected"])
+def test_the_compiled_jacobian_is_the_derivative_of_beta(net: LinearTensorNetwork) -> None:
+    """∂β/∂θ against central differences of the compiled β (a wrong index or a missing factor shows at 1e-6)."""
+    rng = np.random.default_rng(5)
+    theta = rng.standard_normal(net.n_params)
+    beta, jacobian = net.compiled_beta(theta, True)
+    assert jacobian.shape == (net.d_in, net.n_params)
+    h = 1e-6
+    columns = [(net.compiled_beta(theta + h * e)[0] - net.compiled_beta(theta - h * e)[0]) / (2 * h)
+               for e in np.eye(net.n_params)]
+    assert np.max(np.abs(jacobian - np.array(columns).T)) < 1e-8
+    assert np.array_equal(beta, net.beta(theta)) and net.compiled_beta(theta)[1].size == 0

@@ -27,8 +27,10 @@ from numerics.trends import RateFit, fit_rate, is_monotone
 from theorems.tensor_networks.common import Decomposition
 from verify import Decision, criterion
 
-
 # -- flows at log-loss levels ---------------------------------------------------------------------------------
+LEVEL_RTOL = 1e-9  # a recorded level within this of its target counts as reached (levels are ≥ ¼ decade apart)
+
+
 @dataclass(frozen=True)
 class MarginPath:
     """Gradient-flow states at the log-loss levels Q = −log L (the first row is θ(0))."""
@@ -42,6 +44,11 @@ class MarginPath:
     @property
     def final(self) -> np.ndarray:
         return self.thetas[-1]
+
+    def reached(self, level: float) -> bool:
+        """Whether the flow got to Q = ``level``: the last recorded Q is −log L where the stop event fired, which
+        can fall short of its level by rounding (99999.99999999997 for 1e5), hence the relative slack 1e-9."""
+        return bool(self.levels[-1] >= level * (1 - LEVEL_RTOL))
 
 
 def log_levels(start: float, stop: float, per_decade: int = 2) -> np.ndarray:
