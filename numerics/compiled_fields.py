@@ -32,9 +32,11 @@ only where a Jacobian is asked for), once per machine: the disk cache serves eve
 :meth:`numerics.losses.Objective` uses it automatically for one float64 vector θ (numpy inputs, a supported model
 and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian to implicit solvers, and
 :func:`numerics.kkt.local_search` and :func:`numerics.min_norm.minimum_norm` take margins and their Jacobian from it
-(:func:`margin_functions`). Everything else (mpmath, sympy,
-intervals, torch, batches of θ, the square loss, other layers) runs on the generic backend, against which
-tests/test_fast_fields.py checks every quantity to rounding.
+(:func:`margin_functions`). Margin objectives on a :class:`~numerics.tensor_network.LinearTensorNetwork` (any
+basis) get a :class:`TensorNetworkField` instead: β(θ) and ∂β/∂θ in one compiled call, the rest a few numpy
+operations, with the same analytic Jacobians. Everything else (mpmath, sympy, intervals, torch, batches of θ, the
+square loss, other layers) runs on the generic backend, against which tests/test_fast_fields.py checks every
+quantity to rounding.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from numerics import losses
 from numerics.compiled_descent import LOGADDEXP0_SOURCE, MAX_PRODUCTS, _sum, load_generated
 from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
 from numerics.networks import Network
+from numerics.tensor_network import LinearTensorNetwork
 
 MAX_PARAMETERS = 100  # beyond this a network is not small: its compile time (tens of seconds) outweighs the gain
 GRADIENT, MARGIN_JACOBIAN, DESCENT_JACOBIAN = 1, 2, 4
@@ -329,7 +332,36 @@ class FieldEvaluation(NamedTuple):
     descent_jacobian: np.ndarray | None  # ∂descent_k/∂θ_m, P × P
 
 
-class CompiledField:
+class _FieldQuantities:
+    """The :class:`~numerics.losses.Objective`'s float64 quantities, read off one :meth:`evaluate`."""
+
+    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
+                 want: int = GRADIENT) -> FieldEvaluation:
+        raise NotImplementedError
+
+    def log_value(self, theta: np.ndarray) -> float:
+        return self.evaluate(theta, want=0).log_loss
+
+    def value(self, theta: np.ndarray) -> float:
+        return self.evaluate(theta, want=0).loss
+
+    def margins(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=0).margins
+
+    def preactivations(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=0).preactivations
+
+    def descent(self, theta: np.ndarray, log_scale: float = 0.0) -> np.ndarray:
+        return self.evaluate(theta, log_scale).descent
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        return -self.evaluate(theta).descent
+
+    def margin_jacobian(self, theta: np.ndarray) -> np.ndarray:
+        return self.evaluate(theta, want=MARGIN_JACOBIAN).margin_jacobian
+
+
+class CompiledField(_FieldQuantities):
     """The compiled float64 field of one margin :class:`~numerics.losses.Objective` (see the module's doc)."""
 
     def __init__(self, objective: Objective, arch: FieldArchitecture) -> None:
@@ -385,37 +417,85 @@ class CompiledField:
             buf[dl:dd] if want & MARGIN_JACOBIAN else None,
             buf[dd:dd + P * P].reshape(P, P) if want & DESCENT_JACOBIAN else None)
 
-    # the Objective's quantities, float64 --------------------------------------------------------------------------
-    def log_value(self, theta: np.ndarray) -> float:
-        return self.evaluate(theta, want=0).log_loss
 
-    def value(self, theta: np.ndarray) -> float:
-        return self.evaluate(theta, want=0).loss
+class TensorNetworkField(_FieldQuantities):
+    """The float64 field of a margin :class:`~numerics.losses.Objective` on a
+    :class:`~numerics.tensor_network.LinearTensorNetwork`, with the analytic Jacobians the stiff solvers need.
 
-    def margins(self, theta: np.ndarray) -> np.ndarray:
-        return self.evaluate(theta, want=0).margins
+    f(x) = xᵀβ(θ), so with β, B = ∂β/∂θ (one compiled call, :meth:`LinearTensorNetwork.compiled_beta`) and the
+    margins q = y ⊙ Xβ: ∂q/∂θ = (y ⊙ X)B; the descent d = Σ_i a_i ∇q_i with a_i = e^{log(−ℓ'(q_i)) + log scale + c}
+    is Bᵀ Xᵀ(a ⊙ y), computed as the generic backend does (the same operations: the same bits); its Jacobian is
+    Σ_k g_k ∇²β_k + (∂q/∂θ)ᵀ diag(a ⊙ ρ) ∂q/∂θ + d ∇cᵀ with g = Xᵀ(a ⊙ y), ρ_i = (log(−ℓ'))'(q_i) and ∇c = −∇ log L
+    under ``normalize`` (else 0). Any basis, loss (exponential, logistic), sum or mean; checked against the generic
+    backend and central differences in tests/test_fast_fields.py."""
 
-    def preactivations(self, theta: np.ndarray) -> np.ndarray:
-        return self.evaluate(theta, want=0).preactivations
+    def __init__(self, objective: Objective) -> None:
+        self.objective = objective
+        self.model: LinearTensorNetwork = objective.model
+        self.X = np.ascontiguousarray(objective.X, dtype=np.float64)
+        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64).reshape(-1))
+        self.loss = margin_loss(objective.loss)
+        self.mean_log_scale = -float(np.log(self.X.shape[0])) if objective.mean else 0.0
+        self.n_params = self.model.n_params
+        self._empty = np.empty(0)
 
-    def descent(self, theta: np.ndarray, log_scale: float = 0.0) -> np.ndarray:
-        return self.evaluate(theta, log_scale).descent
+    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
+                 want: int = GRADIENT) -> FieldEvaluation:
+        """Everything at θ that ``want`` asks for, as :meth:`CompiledField.evaluate` (no hidden pre-activations: the
+        network is linear)."""
+        if want & DESCENT_JACOBIAN:
+            want |= MARGIN_JACOBIAN | GRADIENT
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
+        with np.errstate(over="ignore", under="ignore"):  # L beyond the float range: log L is what counts
+            return self._evaluate(theta, float(log_scale), bool(normalize), want)
 
-    def gradient(self, theta: np.ndarray) -> np.ndarray:
-        return -self.evaluate(theta).descent
+    def _evaluate(self, theta: np.ndarray, log_scale: float, normalize: bool, want: int) -> FieldEvaluation:
+        beta, B = self.model.compiled_beta(theta, bool(want & (MARGIN_JACOBIAN | GRADIENT)))
+        margins = self.Y * (self.X @ beta)
+        log_terms = self.loss.log_value(margins)
+        log_loss = float(losses._logsumexp(log_terms) + self.mean_log_scale)
+        loss = float(np.exp(log_loss))
+        if not want & (GRADIENT | MARGIN_JACOBIAN):
+            return FieldEvaluation(log_loss, loss, margins, self._empty, None, None, None, None)
+        log_weights = self.loss.log_neg_derivative(margins) + self.mean_log_scale
+        shift = log_scale - (log_loss if normalize else 0.0)
+        weights = np.exp(log_weights + shift)
+        g = self.X.T @ (weights * self.Y)
+        descent = g @ B
+        if not want & MARGIN_JACOBIAN:
+            return FieldEvaluation(log_loss, loss, margins, self._empty, descent, None, None, None)
+        margin_jacobian = (self.Y[:, None] * self.X) @ B
+        log_loss_gradient = -(np.exp(log_weights - log_loss) @ margin_jacobian)
+        descent_jacobian = None
+        if want & DESCENT_JACOBIAN:
+            slopes = weights * self.loss.log_neg_derivative_slope(margins)
+            descent_jacobian = (self.model.compiled_hessian(theta, g)
+                                + margin_jacobian.T @ (slopes[:, None] * margin_jacobian))
+            if normalize:
+                descent_jacobian -= np.outer(descent, log_loss_gradient)
+        return FieldEvaluation(log_loss, loss, margins, self._empty, descent, margin_jacobian, log_loss_gradient,
+                               descent_jacobian)
 
-    def margin_jacobian(self, theta: np.ndarray) -> np.ndarray:
-        return self.evaluate(theta, want=MARGIN_JACOBIAN).margin_jacobian
 
-
-def compiled_field(objective: Objective) -> CompiledField | None:
+def compiled_field(objective: Objective) -> CompiledField | TensorNetworkField | None:
     """The compiled field of ``objective`` (compiled the first time its architecture is met, seconds; then loaded
     from the disk cache), or None where the generic backend must serve it (:func:`field_architecture`, or inside
-    :func:`generic_only`)."""
+    :func:`generic_only`). A margin objective on a linear tensor network gets a :class:`TensorNetworkField`."""
     if losses._GENERIC_ONLY:
         return None
+    if isinstance(objective.model, LinearTensorNetwork):
+        return TensorNetworkField(objective) if _tensor_field_runs(objective) else None
     arch = field_architecture(objective)
     return None if arch is None else CompiledField(objective, arch)
+
+
+def _tensor_field_runs(objective: Objective) -> bool:
+    if not objective.is_margin or type(margin_loss(objective.loss)) not in (ExponentialLoss, LogisticLoss):
+        return False
+    basis = objective.model.basis
+    return all(type(data) is np.ndarray and data.dtype.kind in "fiu" for data in (objective.X, objective.Y, basis))
 
 
 def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray],
@@ -445,6 +525,8 @@ def generic_only() -> Iterator[None]:
 
 def supports(objective: Objective) -> bool:
     """Whether :func:`compiled_field` can run ``objective``."""
+    if isinstance(objective.model, LinearTensorNetwork):
+        return _tensor_field_runs(objective)
     return field_architecture(objective) is not None
 
 

@@ -57,6 +57,10 @@ class MarginLoss:
         """log(−ℓ'(q))."""
         raise NotImplementedError
 
+    def log_neg_derivative_slope(self, q: np.ndarray) -> np.ndarray:
+        """d/dq log(−ℓ'(q)) for float64 q (the Jacobians of the compiled fields)."""
+        raise NotImplementedError
+
     def derivative(self, q: Array) -> Array:
         lw = self.log_neg_derivative(q)
         if _is_object(q):
@@ -77,6 +81,9 @@ class ExponentialLoss(MarginLoss):
 
     def log_neg_derivative(self, q: Array) -> Array:
         return -q
+
+    def log_neg_derivative_slope(self, q: np.ndarray) -> np.ndarray:
+        return -np.ones_like(q)
 
 
 class LogisticLoss(MarginLoss):
@@ -116,6 +123,10 @@ class LogisticLoss(MarginLoss):
 
             return -torch.nn.functional.softplus(q)
         return -np.logaddexp(0.0, q)
+
+    def log_neg_derivative_slope(self, q: np.ndarray) -> np.ndarray:
+        # d/dq −log(1 + e^q) = −σ(q) = −e^{−log(1 + e^{−q})}
+        return -np.exp(-np.logaddexp(0.0, -q))
 
 
 MARGIN_LOSSES: dict[str, MarginLoss] = {"exponential": ExponentialLoss(), "logistic": LogisticLoss()}

@@ -41,18 +41,37 @@ def beta_jacobian(theta, coordinate, index, value, d, with_jacobian):
                         partial *= theta[index[e, m]]
                 jacobian[coordinate[e], index[e, ell]] += partial
     return beta, jacobian
+
+
+@numba.njit(nogil=True, error_model="numpy", cache=True)
+def hessian_contraction(theta, coordinate, index, value, g):
+    entries, degree = index.shape
+    hessian = np.zeros((theta.shape[0], theta.shape[0]))
+    for e in range(entries):
+        weight = value[e] * g[coordinate[e]]
+        if weight == 0.0:
+            continue
+        for ell in range(degree):
+            for m in range(degree):
+                if m != ell:
+                    partial = weight
+                    for o in range(degree):
+                        if o != ell and o != m:
+                            partial *= theta[index[e, o]]
+                    hessian[index[e, ell], index[e, m]] += partial
+    return hessian
 '''
 _KERNEL_LOCK = threading.Lock()
 
 
 @functools.cache
-def _kernel():
-    """β(θ) and ∂β/∂θ of any linear tensor network from its basis' nonzero entries, compiled once per machine (numba,
-    cached on disk with the other generated kernels)."""
+def _kernels():
+    """β(θ), ∂β/∂θ and Σ_k g_k ∂²β_k/∂θ² of any linear tensor network from its basis' nonzero entries, compiled once
+    per machine (numba, cached on disk with the other generated kernels)."""
     from numerics.compiled_descent import load_generated
 
     with _KERNEL_LOCK:
-        return load_generated(_KERNEL_SOURCE, "tensor_beta_").beta_jacobian
+        return load_generated(_KERNEL_SOURCE, "tensor_beta_")
 
 
 def _float_vector(theta: Array) -> bool:
@@ -145,7 +164,13 @@ class LinearTensorNetwork:
         the basis' nonzero entries, so equal to :meth:`beta`'s contractions up to rounding
         (tests/test_tensor_network.py). :meth:`beta`, :meth:`forward`, :meth:`vjp` and :meth:`jacobian` take this path
         for such θ and float data."""
-        return _kernel()(np.ascontiguousarray(theta), *self._entries, self.d_in, with_jacobian)
+        return _kernels().beta_jacobian(np.ascontiguousarray(theta), *self._entries, self.d_in, with_jacobian)
+
+    def compiled_hessian(self, theta: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Σ_k g_k ∂²β_k/∂θ² (n_params × n_params, symmetric) for one float64 vector θ: the second-order part of the
+        Jacobian of a descent direction Jᵀg (:class:`numerics.compiled_fields.TensorNetworkField`)."""
+        return _kernels().hessian_contraction(np.ascontiguousarray(theta), *self._entries,
+                                              np.ascontiguousarray(g, dtype=np.float64))
 
     def beta(self, theta: Array) -> Array:
         """The end-to-end linear predictor β(θ) ∈ R^d."""

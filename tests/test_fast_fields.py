@@ -18,10 +18,24 @@ from sympy.polys.constructor import construct_domain
 
 from numerics import exact as E
 from numerics import kkt
-from numerics.compiled_fields import DESCENT_JACOBIAN, compiled_field, field_architecture, field_source, generic_only
-from numerics.flows import CLOCKS, GradientFlow, hidden_preactivations
+from numerics.compiled_fields import (
+    DESCENT_JACOBIAN,
+    CompiledField,
+    TensorNetworkField,
+    compiled_field,
+    field_architecture,
+    field_source,
+    generic_only,
+)
+from numerics.flows import CLOCKS, FlowStatus, GradientFlow, hidden_preactivations, log_loss_below
 from numerics.losses import Objective
 from numerics.networks import Dense, Layer, Network, diagonal, disjoint_patches, fully_connected, leaky_relu_network
+from numerics.tensor_network import (
+    LinearTensorNetwork,
+    convolutional_tensor,
+    diagonal_tensor,
+    fully_connected_tensor,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the generic e^{-q} at ‖θ‖ = 30
 
@@ -226,3 +240,108 @@ class _nothing:
 
     def __exit__(self, *args: object) -> None:
         return None
+
+
+# -- linear tensor networks (numerics.compiled_fields.TensorNetworkField) --------------------------------------------
+TENSORS = {  # the tensor paper's kinds: a random data tensor, a sparse one of degree 3, and the three encodings
+    "random basis (3, 3, 4)": (LinearTensorNetwork(np.random.default_rng(11).normal(size=(3, 3, 4))), 4),
+    "sparse basis (2, 3, 2, 2)": (LinearTensorNetwork(np.random.default_rng(12).normal(size=(2, 3, 2, 2))
+                                                      * (np.random.default_rng(13).random((2, 3, 2, 2)) < 0.5)), 3),
+    "fully connected (3, 2, 2)": (fully_connected_tensor([3, 2, 2]), 4),
+    "convolution d = 5, filters (3, 4)": (convolutional_tensor(5, [3, 4]), 3),
+    "diagonal d = 3, depth 3": (diagonal_tensor(3, 3), 4),
+}
+TENSOR_CASES = [(name, loss, mean) for name in TENSORS for loss in ("exponential", "logistic")
+                for mean in (False, True)]
+
+
+def tensor_objective(name: str, loss: str, mean: bool = False, seed: int = 0) -> Objective:
+    net, n = TENSORS[name]
+    X, y = rng_data(seed, n, net.d_in)
+    return Objective(net, X, y, loss, mean)
+
+
+@pytest.mark.parametrize("name, loss, mean", TENSOR_CASES)
+def test_tensor_fields_match_the_generic_backend(name: str, loss: str, mean: bool) -> None:
+    """Log-loss, loss, margins, the descent direction at several scales (and under normalize) and the Objective's
+    own methods, against the generic backend (β by einsum contractions) to rounding."""
+    obj = tensor_objective(name, loss, mean)
+    field = obj.compiled()
+    assert isinstance(field, TensorNetworkField)
+    rng = np.random.default_rng(1)
+    with generic_only():
+        generic = Objective(obj.model, obj.X, obj.Y, loss, mean)
+        assert generic.compiled() is None
+    for scale in (0.5, 2.0, 6.0):  # up to losses far below the float range (degree 2–3: q grows like scale^L)
+        theta = scale * rng.normal(size=obj.model.n_params)
+        with generic_only():
+            log_loss = float(generic.log_value(theta))
+            expected = (generic.margins(theta), generic.descent(theta, 0.7 - log_loss), generic.value(theta))
+        point = field.evaluate(theta, 0.7 - log_loss, False)
+        assert point.log_loss == pytest.approx(log_loss, rel=ROUNDING, abs=ROUNDING)
+        assert point.loss == pytest.approx(float(expected[2]), rel=ROUNDING, abs=1e-300)
+        close(point.margins, expected[0])
+        exponent = ROUNDING * max(1.0, float(np.max(np.abs(point.margins))))
+        close(point.descent, expected[1], exponent)
+        close(field.evaluate(theta, 0.7, True).descent, expected[1], exponent)
+        assert point.preactivations.size == 0  # linear: no hidden pre-activations
+        assert float(obj.log_value(theta)) == pytest.approx(log_loss, rel=ROUNDING, abs=ROUNDING)
+
+
+@pytest.mark.parametrize("name, loss, mean", TENSOR_CASES)
+def test_tensor_field_jacobians_match_autograd(name: str, loss: str, mean: bool) -> None:
+    """∂q/∂θ, ∇ log L and the descent direction's Jacobian (with and without normalize) against torch autograd
+    through the generic backend."""
+    import torch
+
+    obj = tensor_objective(name, loss, mean)
+    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), loss, mean)
+    theta = 0.8 * np.random.default_rng(3).normal(size=obj.model.n_params)
+    for normalize in (False, True):
+        point = obj.compiled().evaluate(theta, 0.3, normalize, DESCENT_JACOBIAN)
+
+        def direction(t: torch.Tensor) -> torch.Tensor:
+            return tobj.descent(t, 0.3 - tobj.log_value(t) if normalize else 0.3)
+
+        close(point.descent_jacobian, torch.autograd.functional.jacobian(direction, torch.tensor(theta)).numpy(),
+              1e-11)
+        close(point.log_loss_gradient,
+              torch.autograd.functional.jacobian(tobj.log_value, torch.tensor(theta)).numpy(), 1e-11)
+        close(point.margin_jacobian, torch.autograd.functional.jacobian(tobj.margins, torch.tensor(theta)).numpy(),
+              1e-11)
+
+
+def test_a_tensor_network_and_its_layered_network_have_the_same_field() -> None:
+    """The fully connected encoding and the linear network it encodes (same θ, v_l = vec(W_l) column-major): the
+    tensor field and the generated network field agree, Jacobian included."""
+    X, y = rng_data(8, 4, 3)
+    theta = 0.9 * np.random.default_rng(9).normal(size=12)
+    tensor = Objective(fully_connected_tensor([3, 2, 2]), X, y, "logistic").compiled()
+    layered = Objective(fully_connected([3, 2, 2, 1], "linear"), X, y, "logistic").compiled()
+    assert isinstance(layered, CompiledField)
+    for normalize in (False, True):
+        a, b = (field.evaluate(theta, 0.1, normalize, DESCENT_JACOBIAN) for field in (tensor, layered))
+        assert a.log_loss == pytest.approx(b.log_loss, rel=ROUNDING)
+        for name in ("margins", "descent", "margin_jacobian", "log_loss_gradient", "descent_jacobian"):
+            close(getattr(a, name), getattr(b, name))
+
+
+def test_tensor_flows_agree_with_the_generic_path() -> None:
+    """A loss-clock LSODA flow of the data-tensor kind to Q = 1e3, with the analytic Jacobian and with finite
+    differences: the same stop and the same point to the solver's tolerance."""
+    obj = tensor_objective("random basis (3, 3, 4)", "exponential", seed=4)
+    X = obj.X
+    y = np.sign(X[:, 0] + 0.2)
+    theta0 = 0.5 * np.random.default_rng(7).normal(size=obj.model.n_params)
+    runs = {}
+    for compiled in (True, False):
+        with generic_only() if not compiled else _nothing():
+            objective_ = Objective(obj.model, X, y, "exponential")
+            flow = GradientFlow(objective_)
+            assert (flow.compiled is not None) is compiled
+            runs[compiled] = flow.solve(theta0, np.inf, clock="loss", method="LSODA", rtol=1e-10,
+                                        stop=[log_loss_below(objective_, -1e3)], max_evaluations=100_000)
+    fast, generic = runs[True], runs[False]
+    assert fast.status == generic.status == FlowStatus.STOPPED
+    assert np.allclose(fast.final, generic.final, rtol=1e-5, atol=1e-6)
+    assert 0.5 < fast.nfev / generic.nfev < 2  # Jacobians charged as len(z) evaluations
