@@ -73,6 +73,8 @@ def _is_positive(value: Any) -> bool:
 
 def positive(z: Array) -> Array:
     """Indicator of z > 0, in z's own number system (1/0 entries)."""
+    if type(z) is np.ndarray and z.dtype.kind == "f":
+        return (z > 0).astype(z.dtype)
     if is_torch(z):
         return (z > 0).to(z.dtype)
     z = np.asarray(z)
@@ -83,6 +85,8 @@ def positive(z: Array) -> Array:
 
 def relu_derivative(z: Array, slope_at_zero: float) -> Array:
     """σ'(z) with the stated convention at z = 0 (0 by default, as in paper 000)."""
+    if type(z) is np.ndarray and z.dtype.kind == "f":
+        return (z > 0).astype(z.dtype) + slope_at_zero * (z == 0).astype(z.dtype)
     if is_torch(z):
         return (z > 0).to(z.dtype) + slope_at_zero * (z == 0).to(z.dtype)
     z = np.asarray(z)
@@ -94,6 +98,8 @@ def relu_derivative(z: Array, slope_at_zero: float) -> Array:
 
 def transpose(W: Array) -> Array:
     """Swap the last two axes (sympy matrices and matrix expressions: their transpose)."""
+    if type(W) is np.ndarray:  # the common case first: flows call this 10⁵ times on tiny arrays
+        return W.swapaxes(-1, -2)
     if is_torch(W):
         return W.transpose(-1, -2)
     if isinstance(W, (sympy.MatrixBase, sympy.MatrixExpr)):
