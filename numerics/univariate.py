@@ -97,7 +97,8 @@ def _root_denominator(f: sympy.Expr, variable: sympy.Symbol) -> int:
 def _certify_positive(f: sympy.Expr, variable: sympy.Symbol, upper: sympy.Rational) -> SignCertificate:
     """f > 0 on (0, upper]: Sturm when f is rational in u = ε^{1/N}, else Taylor at 0 plus bisection."""
     n = _root_denominator(f, variable)
-    u = variable if n == 1 else sympy.Symbol("u", positive=True)
+    u = sympy.Symbol("u", positive=True)  # ε ∈ (0, upper] is positive, whatever the caller's symbol assumes: with
+    # that known, sqrt(ε²) is ε and f may be rational in u where it is not in a plain symbol
     g = sympy.expand(f.subs(variable, u**n))
     u_upper = sympy.root(upper, n)
     if u_upper.is_Rational and g.is_rational_function(u):
