@@ -133,6 +133,9 @@ def test_torch_parameters_stay_torch_tensors() -> None:
         assert isinstance(beta, torch.Tensor) and isinstance(vjp, torch.Tensor), name
         assert np.allclose(beta.numpy(), net.beta(theta), atol=1e-12), name
         assert np.allclose(vjp.numpy(), net.vjp(theta, X, G), atol=1e-12), name
+        jacobian = net.jacobian(as_torch, torch.tensor(X))
+        assert isinstance(jacobian, torch.Tensor) and jacobian.shape == (3, 1, net.n_params), name
+        assert np.allclose(jacobian.numpy(), net.jacobian(theta, X), atol=1e-12), name
 
 
 def test_the_fully_connected_encoding_with_unequal_widths_is_the_linear_network() -> None:
