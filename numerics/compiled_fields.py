@@ -94,13 +94,8 @@ def field_architecture(objective: Objective) -> FieldArchitecture | None:
     one output whose layers pick single parameters, at most :data:`MAX_PARAMETERS` of them, the exponential or
     logistic loss, real float data), else None."""
     model = objective.model
-    if not isinstance(model, Network) or not objective.is_margin or model.d_out != 1:
+    if not isinstance(model, Network) or model.d_out != 1 or not _float_margin_objective(objective):
         return None
-    if type(margin_loss(objective.loss)) not in (ExponentialLoss, LogisticLoss):
-        return None
-    for data in (objective.X, objective.Y):
-        if type(data) is not np.ndarray or data.dtype.kind not in "fiu":
-            return None
     try:
         float(model.relu_slope_at_zero), float(model.negative_slope)
     except TypeError:
@@ -491,11 +486,18 @@ def compiled_field(objective: Objective) -> CompiledField | TensorNetworkField |
     return None if arch is None else CompiledField(objective, arch)
 
 
+def _float_numbers(data: Any) -> bool:
+    return type(data) is np.ndarray and data.dtype.kind in "fiu"
+
+
+def _float_margin_objective(objective: Objective) -> bool:
+    """The exponential or logistic loss on real float data: what every compiled field needs of the objective."""
+    return (objective.is_margin and type(margin_loss(objective.loss)) in (ExponentialLoss, LogisticLoss)
+            and _float_numbers(objective.X) and _float_numbers(objective.Y))
+
+
 def _tensor_field_runs(objective: Objective) -> bool:
-    if not objective.is_margin or type(margin_loss(objective.loss)) not in (ExponentialLoss, LogisticLoss):
-        return False
-    basis = objective.model.basis
-    return all(type(data) is np.ndarray and data.dtype.kind in "fiu" for data in (objective.X, objective.Y, basis))
+    return _float_margin_objective(objective) and _float_numbers(objective.model.basis)
 
 
 def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray],

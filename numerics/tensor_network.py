@@ -78,6 +78,10 @@ def _float_vector(theta: Array) -> bool:
     return type(theta) is np.ndarray and theta.dtype == np.float64 and theta.ndim == 1
 
 
+def _float_matrix(X: Array) -> bool:
+    return type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+
+
 def _einsum(spec: str, *operands: Array) -> Array:
     """numpy's einsum straight away for numpy operands (the common case), else the backend's dispatch."""
     if all(type(x) is np.ndarray for x in operands):
@@ -183,8 +187,7 @@ class LinearTensorNetwork:
 
     def vjp(self, theta: Array, X: Array, G: Array) -> Array:
         """∇_θ Σ_i G_i f(x_i): block l is M(Xᵀ G)∘(v_1, .., I, .., v_L)."""
-        if _float_vector(theta) and type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 \
-                and type(G) is np.ndarray and G.dtype == np.float64:
+        if _float_vector(theta) and _float_matrix(X) and _float_matrix(G):
             return (X.T @ G[:, 0]) @ self.compiled_beta(theta, True)[1]
         m = (X.T if type(X) is np.ndarray and X.ndim == 2 else B.transpose(X)) @ G[:, 0]  # Xᵀ G ∈ R^d
         tensor = self.data_tensor(m)[None]
@@ -198,7 +201,7 @@ class LinearTensorNetwork:
 
     def jacobian(self, theta: Array, X: Array) -> Array:
         """∂f(x_i)/∂θ as n × 1 × n_params."""
-        if _float_vector(theta) and type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2:
+        if _float_vector(theta) and _float_matrix(X):
             return (X @ self.compiled_beta(theta, True)[1])[:, None, :]
         ones = X.new_ones((1, 1)) if B.is_torch(X) else np.ones((1, 1), dtype=np.asarray(X).dtype)  # keeps exactness
         rows = [self.vjp(theta, X[i:i + 1], ones) for i in range(X.shape[0])]
