@@ -107,12 +107,12 @@ def test_margin_jacobian_matches_backprop(name: str) -> None:
     close(obj.compiled().evaluate(theta, want=DESCENT_JACOBIAN).margin_jacobian, expected)
 
 
-@pytest.mark.parametrize("name, loss, mean", CASES)
-def test_descent_jacobian_matches_autograd_of_the_generic_field(name: str, loss: str, mean: bool) -> None:
+def jacobians_match_autograd(obj: Objective) -> None:
+    """The field's descent Jacobian (with and without normalize), ∇ log L and ∂q/∂θ against torch autograd through
+    the generic backend."""
     import torch  # imported here: collection stays free of torch's 2 s import
 
-    obj = objective(name, loss, mean)
-    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), loss, mean)
+    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), obj.loss, obj.mean)
     theta = 0.8 * np.random.default_rng(3).normal(size=obj.model.n_params)
     for normalize in (False, True):
         point = obj.compiled().evaluate(theta, 0.3, normalize, DESCENT_JACOBIAN)
@@ -120,10 +120,14 @@ def test_descent_jacobian_matches_autograd_of_the_generic_field(name: str, loss:
         def direction(t: torch.Tensor) -> torch.Tensor:
             return tobj.descent(t, 0.3 - tobj.log_value(t) if normalize else 0.3)
 
-        expected = torch.autograd.functional.jacobian(direction, torch.tensor(theta)).numpy()
-        close(point.descent_jacobian, expected, 1e-11)
-        log_gradient = torch.autograd.functional.jacobian(tobj.log_value, torch.tensor(theta)).numpy()
-        close(point.log_loss_gradient, log_gradient, 1e-11)
+        for actual, function in ((point.descent_jacobian, direction), (point.log_loss_gradient, tobj.log_value),
+                                 (point.margin_jacobian, tobj.margins)):
+            close(actual, torch.autograd.functional.jacobian(function, torch.tensor(theta)).numpy(), 1e-11)
+
+
+@pytest.mark.parametrize("name, loss, mean", CASES)
+def test_descent_jacobian_matches_autograd_of_the_generic_field(name: str, loss: str, mean: bool) -> None:
+    jacobians_match_autograd(objective(name, loss, mean))
 
 
 @pytest.mark.parametrize("clock", CLOCKS)
@@ -290,25 +294,7 @@ def test_tensor_fields_match_the_generic_backend(name: str, loss: str, mean: boo
 
 @pytest.mark.parametrize("name, loss, mean", TENSOR_CASES)
 def test_tensor_field_jacobians_match_autograd(name: str, loss: str, mean: bool) -> None:
-    """∂q/∂θ, ∇ log L and the descent direction's Jacobian (with and without normalize) against torch autograd
-    through the generic backend."""
-    import torch
-
-    obj = tensor_objective(name, loss, mean)
-    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), loss, mean)
-    theta = 0.8 * np.random.default_rng(3).normal(size=obj.model.n_params)
-    for normalize in (False, True):
-        point = obj.compiled().evaluate(theta, 0.3, normalize, DESCENT_JACOBIAN)
-
-        def direction(t: torch.Tensor) -> torch.Tensor:
-            return tobj.descent(t, 0.3 - tobj.log_value(t) if normalize else 0.3)
-
-        close(point.descent_jacobian, torch.autograd.functional.jacobian(direction, torch.tensor(theta)).numpy(),
-              1e-11)
-        close(point.log_loss_gradient,
-              torch.autograd.functional.jacobian(tobj.log_value, torch.tensor(theta)).numpy(), 1e-11)
-        close(point.margin_jacobian, torch.autograd.functional.jacobian(tobj.margins, torch.tensor(theta)).numpy(),
-              1e-11)
+    jacobians_match_autograd(tensor_objective(name, loss, mean))
 
 
 def test_a_tensor_network_and_its_layered_network_have_the_same_field() -> None:
