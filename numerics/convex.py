@@ -263,15 +263,41 @@ class _Numeric:
         return max(1.0, float(np.max(np.abs(self.beta))), float(np.max(np.abs(self.slacks))))
 
 
+@dataclass(frozen=True, eq=False)
+class _Template:
+    """One cvxpy problem per (norm, constraint, shape, solver) whose data are parameters (DPP): cvxpy compiles it
+    once and later solves only refill the solver's matrices, instead of canonicalizing a new problem each time."""
+
+    problem: cp.Problem
+    beta: cp.Variable
+    constraint: cp.Constraint
+    A: cp.Parameter
+    b: cp.Parameter
+    scale: cp.Parameter  # √c for "l2", c for "l1"
+
+
+_TEMPLATES = threading.local()  # a template's parameters are state: one set per thread
+
+
+def _template(norm: Norm, constraint: Constraint, shape: tuple[int, int], solver: str) -> _Template:
+    templates = _TEMPLATES.__dict__.setdefault("cache", {})
+    key = (norm, constraint, shape, solver)
+    if key not in templates:
+        A, b = cp.Parameter(shape), cp.Parameter(shape[0])
+        scale, beta = cp.Parameter(shape[1], nonneg=True), cp.Variable(shape[1])
+        objective = 0.5 * cp.sum_squares(cp.multiply(scale, beta)) if norm == "l2" else \
+            cp.norm1(cp.multiply(scale, beta))
+        con = A @ beta >= b if constraint == "margin" else A @ beta == b
+        templates[key] = _Template(cp.Problem(cp.Minimize(objective), [con]), beta, con, A, b, scale)
+    return templates[key]
+
+
 def _solve_numeric(problem: ConvexProblem, solver: str) -> _Numeric:
     A, b, c = B.to_float(problem.exact_A), B.to_float(problem.exact_b), problem.float_weights
-    beta = cp.Variable(A.shape[1])
-    if problem.norm == "l2":
-        objective = 0.5 * cp.sum_squares(cp.multiply(np.sqrt(c), beta))
-    else:
-        objective = cp.norm1(cp.multiply(c, beta))
-    constraint = A @ beta >= b if problem.constraint == "margin" else A @ beta == b
-    cvx_problem = cp.Problem(cp.Minimize(objective), [constraint])
+    template = _template(problem.norm, problem.constraint, A.shape, solver)
+    template.A.value, template.b.value = A, b
+    template.scale.value = np.sqrt(c) if problem.norm == "l2" else c
+    cvx_problem, beta, constraint = template.problem, template.beta, template.constraint
     if solver == "HIGHS":
         _quiet_highs()
     try:
