@@ -159,6 +159,36 @@ def test_inconsistent_interpolation_fails():
     assert ref.status == "failed" and "infeasible" in ref.message
 
 
+def test_a_compiled_problem_serves_every_instance_of_its_shape():
+    """One parametrized cvxpy problem per shape: instances solved one after another (an infeasible one in between)
+    each get their own answer, the same as from problems built afresh, and a thread gets its own problems."""
+    import threading
+
+    import cvxpy as cp
+
+    rng = np.random.default_rng(3)
+    instances = [(X, np.sign(X @ rng.normal(size=3))) for X in rng.normal(size=(4, 5, 3))]
+    instances.insert(2, (np.array([[1.0, 0, 0], [-1.0, 0, 0], [1.0, 1, 0], [0, 1.0, 1], [0, 0, 1.0]]), np.ones(5)))
+    first = [max_margin(X, y) for X, y in instances]
+    assert first[2].status == "failed" and all(ref.status != "failed" for k, ref in enumerate(first) if k != 2)
+    for (X, y), ref in zip(instances, first):
+        if ref.status == "failed":
+            continue
+        beta = cp.Variable(3)
+        fresh = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(beta)), [(y[:, None] * X) @ beta >= 1])
+        fresh.solve(solver="CLARABEL")
+        np.testing.assert_allclose(ref.solution, beta.value, atol=1e-6)
+    templates = dict(convex._TEMPLATES.cache)
+    assert ("l2", "margin", (5, 3), "CLARABEL") in templates and ("l2", "margin", (5, 3), "OSQP") in templates
+    other: dict = {}
+    thread = threading.Thread(target=lambda: other.update(ref=max_margin(*instances[0]),
+                                                          cache=dict(convex._TEMPLATES.cache)))
+    thread.start()
+    thread.join()
+    assert np.array_equal(other["ref"].solution, first[0].solution)
+    assert all(other["cache"][key] is not templates[key] for key in other["cache"])
+
+
 def test_solver_disagreement_is_reported(monkeypatch):
     solve = convex._solve_numeric
 
