@@ -34,8 +34,9 @@ and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian
 :func:`numerics.kkt.local_search` and :func:`numerics.min_norm.minimum_norm` take margins and their Jacobian from it
 (:func:`margin_functions`). Margin objectives on a :class:`~numerics.tensor_network.LinearTensorNetwork` (any
 basis) get a :class:`TensorNetworkField` instead: β(θ) and ∂β/∂θ in one compiled call, the rest a few numpy
-operations, with the same analytic Jacobians. Everything else (mpmath, sympy, intervals, torch, batches of θ, the
-square loss, other layers) runs on the generic backend, against which tests/test_fast_fields.py checks every
+operations, with the same analytic Jacobians; the square loss on them a :class:`TensorNetworkSquareField` (the
+regression claims' flows). Everything else (mpmath, sympy, intervals, torch, batches of θ, the square loss on
+networks, other layers) runs on the generic backend, against which tests/test_fast_fields.py checks every
 quantity to rounding.
 """
 
@@ -474,13 +475,76 @@ class TensorNetworkField(_FieldQuantities):
                                descent_jacobian)
 
 
-def compiled_field(objective: Objective) -> CompiledField | TensorNetworkField | None:
+class TensorNetworkSquareField(_FieldQuantities):
+    """The float64 field of a square-loss :class:`~numerics.losses.Objective` (one output) on a
+    :class:`~numerics.tensor_network.LinearTensorNetwork`, with its analytic Jacobian.
+
+    With β, B = ∂β/∂θ (:meth:`LinearTensorNetwork.compiled_beta`) and the residuals r = Xβ − y: L = s·½Σr² (s = 1,
+    or 1/n for a mean), ∇L = s·BᵀXᵀr, computed as the generic backend computes them (the same operations: the same
+    bits), and the descent direction e^{log scale}(−∇L) (times 1/L under ``normalize``) has the Jacobian
+    −e^{log scale}·s·(Σ_k g_k ∇²β_k + (XB)ᵀXB) with g = Xᵀr (minus d ∇log Lᵀ under ``normalize``). The
+    :class:`FieldEvaluation`'s margins are the outputs f(x_i) = ⟨x_i, β⟩ here (there are no labels), its margin
+    Jacobian their derivative XB."""
+
+    def __init__(self, objective: Objective) -> None:
+        self.objective = objective
+        self.model: LinearTensorNetwork = objective.model
+        self.X = np.ascontiguousarray(objective.X, dtype=np.float64)
+        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64))  # n × 1, as the generic backend
+        self.n, self.n_params = self.X.shape[0], self.model.n_params
+        self._empty = np.empty(0)
+
+    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
+                 want: int = GRADIENT) -> FieldEvaluation:
+        """Everything at θ that ``want`` asks for, as :meth:`CompiledField.evaluate` (log L = −∞ where the data are
+        fitted exactly; the normalized direction is then not finite, as on the generic backend)."""
+        if want & DESCENT_JACOBIAN:
+            want |= MARGIN_JACOBIAN | GRADIENT
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
+        with np.errstate(divide="ignore"):  # log 0 = −∞ at an exact fit
+            return self._evaluate(theta, float(log_scale), bool(normalize), want)
+
+    def _scaled(self, total: Any) -> Any:
+        return total / self.n if self.objective.mean else total
+
+    def _evaluate(self, theta: np.ndarray, log_scale: float, normalize: bool, want: int) -> FieldEvaluation:
+        beta, B = self.model.compiled_beta(theta, bool(want & (MARGIN_JACOBIAN | GRADIENT)))
+        outputs = (self.X @ beta)[:, None]
+        residuals = outputs - self.Y
+        loss = float(self._scaled(0.5 * (residuals * residuals).sum(axis=(-2, -1))))
+        log_loss = float(np.log(loss))
+        if not want & (GRADIENT | MARGIN_JACOBIAN):
+            return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, None, None, None, None)
+        g = self.X.T @ residuals[:, 0]
+        gradient = self._scaled(g @ B)
+        scale = np.exp(log_scale - (log_loss if normalize else 0.0))
+        descent = -gradient * scale
+        if not want & MARGIN_JACOBIAN:
+            return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, descent, None, None, None)
+        output_jacobian = self.X @ B
+        log_loss_gradient = gradient / loss
+        descent_jacobian = None
+        if want & DESCENT_JACOBIAN:
+            hessian = self.model.compiled_hessian(theta, g) + output_jacobian.T @ output_jacobian
+            descent_jacobian = -self._scaled(hessian) * scale
+            if normalize:
+                descent_jacobian -= np.outer(descent, log_loss_gradient)
+        return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, descent, output_jacobian, log_loss_gradient,
+                               descent_jacobian)
+
+
+def compiled_field(objective: Objective) -> CompiledField | TensorNetworkField | TensorNetworkSquareField | None:
     """The compiled field of ``objective`` (compiled the first time its architecture is met, seconds; then loaded
     from the disk cache), or None where the generic backend must serve it (:func:`field_architecture`, or inside
-    :func:`generic_only`). A margin objective on a linear tensor network gets a :class:`TensorNetworkField`."""
+    :func:`generic_only`). On a linear tensor network a margin objective gets a :class:`TensorNetworkField`, a
+    square-loss one a :class:`TensorNetworkSquareField`."""
     if losses._GENERIC_ONLY:
         return None
     if isinstance(objective.model, LinearTensorNetwork):
+        if _tensor_square_field_runs(objective):
+            return TensorNetworkSquareField(objective)
         return TensorNetworkField(objective) if _tensor_field_runs(objective) else None
     arch = field_architecture(objective)
     return None if arch is None else CompiledField(objective, arch)
@@ -498,6 +562,12 @@ def _float_margin_objective(objective: Objective) -> bool:
 
 def _tensor_field_runs(objective: Objective) -> bool:
     return _float_margin_objective(objective) and _float_numbers(objective.model.basis)
+
+
+def _tensor_square_field_runs(objective: Objective) -> bool:
+    """The square loss on real float data with one output column (a tensor network has one output)."""
+    return (not objective.is_margin and _float_numbers(objective.X) and _float_numbers(objective.Y)
+            and np.ndim(objective.Y) == 2 and np.shape(objective.Y)[1] == 1 and _float_numbers(objective.model.basis))
 
 
 def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray],

@@ -205,8 +205,9 @@ class Objective:
     ``loss`` is "square" (Y: n × d_out targets) or a margin loss (Y: n labels ±1, scalar output): a name from
     ``MARGIN_LOSSES`` or a :class:`MarginLoss` instance.
     θ may carry a leading run axis (runs × p): every quantity then gets the same leading axis.
-    One float64 vector θ of a margin loss on a network the compiled fields run goes through :meth:`compiled` (the
-    same numbers to rounding, without the backend's per-operation dispatch); everything else through the backend.
+    One float64 vector θ of a margin loss on a network the compiled fields run, or of the square loss on a linear
+    tensor network, goes through :meth:`compiled` (the same numbers to rounding, without the backend's per-operation
+    dispatch); everything else through the backend.
     """
 
     model: Model
@@ -246,7 +247,7 @@ class Objective:
         except KeyError:
             from numerics.compiled_fields import compiled_field
 
-            field = compiled_field(self) if self.is_margin else None
+            field = compiled_field(self)
             object.__setattr__(self, "_compiled_field", field)
             return field
 

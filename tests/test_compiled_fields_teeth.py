@@ -13,6 +13,7 @@ from numerics.compiled_fields import (
     MARGIN_JACOBIAN,
     MAX_PARAMETERS,
     CompiledField,
+    TensorNetworkSquareField,
     compiled_field,
     field_architecture,
     generic_only,
@@ -54,14 +55,15 @@ def test_evaluate_by_default_gives_the_plain_descent_and_no_derivatives(name: st
     assert field.value(theta) == pytest.approx(float(np.exp(field.log_value(theta))), rel=1e-12)
 
 
-def test_tensor_fields_take_float_data_and_margin_losses_only() -> None:
+def test_tensor_fields_take_float_data_only() -> None:
     X, y = data(4, 3)
     net = fully_connected_tensor([3, 2, 2])
     assert Objective(net, X, y, "logistic").compiled() is not None
     assert Objective(net, X.astype(object), y, "logistic").compiled() is None
     assert Objective(net, X, y.astype(object), "logistic").compiled() is None
     assert Objective(LinearTensorNetwork(net.basis.astype(object)), X, y, "logistic").compiled() is None
-    assert Objective(net, X, y[:, None], "square").compiled() is None
+    assert isinstance(Objective(net, X, y[:, None], "square").compiled(), TensorNetworkSquareField)
+    assert Objective(LinearTensorNetwork(net.basis.astype(object)), X, y[:, None], "square").compiled() is None
 
 
 def test_the_size_limits_are_closed_at_their_edges() -> None:

@@ -22,6 +22,7 @@ from numerics.compiled_fields import (
     DESCENT_JACOBIAN,
     CompiledField,
     TensorNetworkField,
+    TensorNetworkSquareField,
     compiled_field,
     field_architecture,
     field_source,
@@ -201,7 +202,7 @@ def test_which_inputs_take_the_compiled_path() -> None:
     assert obj.compiled(theta[None, :]) is None  # a batch of runs
     assert obj.compiled(theta.astype(object)) is None  # mpmath / sympy
     assert obj.compiled(theta.astype(np.float32)) is None
-    assert Objective(obj.model, obj.X, obj.Y[:, None], "square").compiled() is None
+    assert Objective(obj.model, obj.X, obj.Y[:, None], "square").compiled() is None  # a network: margin losses only
     assert Objective(obj.model, obj.X.astype(object), obj.Y, "logistic").compiled() is None
     assert field_architecture(Objective(Network((_Doubled(),)), obj.X, obj.Y, "logistic")) is None
     with generic_only():
@@ -331,3 +332,95 @@ def test_tensor_flows_agree_with_the_generic_path() -> None:
     assert fast.status == generic.status == FlowStatus.STOPPED
     assert np.allclose(fast.final, generic.final, rtol=1e-5, atol=1e-6)
     assert 0.5 < fast.nfev / generic.nfev < 2  # Jacobians charged as len(z) evaluations
+
+
+# -- the square loss on linear tensor networks (numerics.compiled_fields.TensorNetworkSquareField) --------------------
+SQUARE_CASES = [(name, mean) for name in TENSORS for mean in (False, True)]
+
+
+def square_objective(name: str, mean: bool = False, seed: int = 0) -> Objective:
+    net, n = TENSORS[name]
+    X, _ = rng_data(seed, n, net.d_in)
+    return Objective(net, X, np.random.default_rng(seed + 1).normal(size=(n, 1)), "square", mean)
+
+
+@pytest.mark.parametrize("name, mean", SQUARE_CASES)
+def test_square_fields_match_the_generic_backend_bit_for_bit(name: str, mean: bool) -> None:
+    """Loss, log-loss, the descent direction at a scale and normalized (the loss clock's field), and the Objective's
+    own methods: the same operations as the generic backend, so the same bits."""
+    obj = square_objective(name, mean)
+    field = obj.compiled()
+    assert isinstance(field, TensorNetworkSquareField)
+    with generic_only():
+        generic = Objective(obj.model, obj.X, obj.Y, "square", mean)
+    rng = np.random.default_rng(2)
+    for scale in (0.3, 1.0, 3.0):
+        theta = scale * rng.normal(size=obj.model.n_params)
+        with generic_only():
+            expected = (float(generic.value(theta)), float(generic.log_value(theta)), generic.descent(theta, 0.7),
+                        *generic.log_value_and_descent(theta), generic.model.forward(theta, generic.X)[:, 0])
+        point = field.evaluate(theta, 0.7)
+        assert (point.loss, point.log_loss) == expected[:2]
+        assert np.array_equal(point.descent, expected[2])
+        assert np.array_equal(point.margins, expected[5])  # the outputs: the square loss has no labels
+        normalized = field.evaluate(theta, 0.0, True)
+        assert normalized.log_loss == expected[3] and np.array_equal(normalized.descent, expected[4])
+        assert (float(obj.value(theta)), float(obj.log_value(theta))) == expected[:2]
+        assert np.array_equal(obj.descent(theta, 0.7), expected[2])
+
+
+@pytest.mark.parametrize("name, mean", SQUARE_CASES)
+def test_square_field_jacobians_match_autograd(name: str, mean: bool) -> None:
+    """The descent Jacobian (scaled, and normalized: minus d ∇log Lᵀ), ∇ log L and the outputs' Jacobian against
+    torch autograd through the generic backend."""
+    import torch
+
+    obj = square_objective(name, mean)
+    tobj = Objective(obj.model, torch.tensor(obj.X), torch.tensor(obj.Y), "square", mean)
+    theta = 0.8 * np.random.default_rng(3).normal(size=obj.model.n_params)
+    for normalize in (False, True):
+        point = obj.compiled().evaluate(theta, 0.3, normalize, DESCENT_JACOBIAN)
+
+        def direction(t: torch.Tensor) -> torch.Tensor:
+            return tobj.descent(t, 0.3 - tobj.log_value(t) if normalize else 0.3)
+
+        def outputs(t: torch.Tensor) -> torch.Tensor:
+            return tobj.model.forward(t, tobj.X)[:, 0]
+
+        for actual, function in ((point.descent_jacobian, direction), (point.log_loss_gradient, tobj.log_value),
+                                 (point.margin_jacobian, outputs)):
+            close(actual, torch.autograd.functional.jacobian(function, torch.tensor(theta)).numpy(), 1e-11)
+
+
+def test_square_fields_serve_only_float_data_with_one_output() -> None:
+    obj = square_objective("diagonal d = 3, depth 3")
+    assert isinstance(Objective(obj.model, obj.X, obj.Y, "square").compiled(), TensorNetworkSquareField)
+    assert Objective(obj.model, obj.X, np.hstack([obj.Y, obj.Y]), "square").compiled() is None  # two targets
+    assert Objective(obj.model, obj.X.astype(object), obj.Y, "square").compiled() is None  # exact data
+    assert Objective(obj.model, obj.X, obj.Y.astype(object), "square").compiled() is None
+    assert obj.compiled(np.ones(obj.model.n_params).astype(object)) is None
+    field = obj.compiled()
+    with pytest.raises(ValueError, match="shape"):
+        field.evaluate(np.ones(obj.model.n_params + 1))
+    fitted = obj.compiled().evaluate(np.zeros(obj.model.n_params), normalize=True)  # β = 0: L = ½‖y‖² > 0
+    assert np.isfinite(fitted.log_loss)
+    exact = Objective(obj.model, obj.X, np.zeros_like(obj.Y), "square").compiled()
+    at_zero = exact.evaluate(np.zeros(obj.model.n_params))  # y = 0 fitted exactly at θ = 0: log L = −∞
+    assert at_zero.loss == 0.0 and at_zero.log_loss == -np.inf and not np.any(at_zero.descent)
+
+
+def test_square_loss_tensor_flows_agree_with_the_generic_path() -> None:
+    """The regression claims' flow (log clock, LSODA) with the analytic Jacobian and with finite differences: the
+    same end point to the solver's tolerance (Jacobians charged as len(θ) evaluations)."""
+    obj = square_objective("fully connected (3, 2, 2)", seed=5)
+    theta0 = 0.3 * np.random.default_rng(6).normal(size=obj.model.n_params)
+    runs = {}
+    for compiled in (True, False):
+        with generic_only() if not compiled else _nothing():
+            flow = GradientFlow(Objective(obj.model, obj.X, obj.Y, "square"))
+            assert (flow.compiled is not None) is compiled
+            runs[compiled] = flow.solve(theta0, 1e6, clock="log", rtol=1e-11, atol=1e-13)
+    fast, generic = runs[True], runs[False]
+    assert fast.status == generic.status == FlowStatus.COMPLETED
+    assert np.allclose(fast.final, generic.final, rtol=1e-6, atol=1e-8)
+    assert 0.5 < fast.nfev / generic.nfev < 2
