@@ -17,7 +17,7 @@ import numpy as np
 
 from numerics.flows import FlowStatus, GradientFlow, Trajectory
 from numerics.losses import Objective
-from numerics.metrics import top_singular_pair
+from numerics.metrics import top_singular_pairs
 
 
 def chain(matrices: Sequence[Any]) -> Any:
@@ -82,10 +82,23 @@ class LayerState:
 
 
 def layer_state(layers: Sequence[np.ndarray]) -> LayerState:
-    triples = [top_singular_pair(W) for W in layers]
-    return LayerState(tuple(np.asarray(W, dtype=float) for W in layers),
-                      np.array([float(np.linalg.norm(W)) for W in layers]), np.array([s for s, _, _ in triples]),
-                      tuple(u for _, u, _ in triples), tuple(v for _, _, v in triples))
+    """The layers' Frobenius norms and top singular triples (:func:`numerics.metrics.top_singular_pair`)."""
+    return layer_states([layers])[0]
+
+
+def layer_states(checkpoints: Sequence[Sequence[np.ndarray]]) -> tuple[LayerState, ...]:
+    """:func:`layer_state` at each checkpoint (a sequence of layer lists), the singular pairs of each layer from one
+    batched SVD over the checkpoints (:func:`numerics.metrics.top_singular_pairs`: the same numbers)."""
+    if not checkpoints:
+        return ()
+    layers = [np.array([np.asarray(point[k], dtype=float) for point in checkpoints])
+              for k in range(len(checkpoints[0]))]
+    pairs = [top_singular_pairs(stack) for stack in layers]
+    return tuple(LayerState(tuple(stack[t] for stack in layers),
+                            np.array([float(np.linalg.norm(stack[t])) for stack in layers]),
+                            np.array([sigma[t] for sigma, _, _ in pairs]), tuple(u[t] for _, u, _ in pairs),
+                            tuple(v[t] for _, _, v in pairs))
+                 for t in range(len(checkpoints)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,4 +139,4 @@ def run_flow(label: str, objective: Objective, theta0: np.ndarray, times: np.nda
     if trajectory.status is not FlowStatus.COMPLETED:
         raise RuntimeError(f"{label}: gradient flow stopped early ({trajectory.message})")
     net = objective.model
-    return FlowRun(label, objective, trajectory, tuple(layer_state(net.matrices(theta)) for theta in trajectory.theta))
+    return FlowRun(label, objective, trajectory, layer_states([net.matrices(theta) for theta in trajectory.theta]))

@@ -110,6 +110,29 @@ def top_singular_pair(W: Array) -> tuple[float, np.ndarray, np.ndarray]:
     return float(S[0]), sign * U[:, 0], sign * Vt[0]
 
 
+def top_singular_pairs(Ws: Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`top_singular_pair` of every matrix of a stack (k × m × n): σ1 (k), u1 (k × m), v1 (k × n), from one
+    batched SVD (LAPACK's routine on each matrix, as :func:`top_singular_pair` calls it: the same numbers) with the
+    same sign convention and the same answer for zero matrices."""
+    stack = _as_float_array(Ws)
+    if stack.ndim != 3:
+        raise ValueError(f"expected a stack of matrices, got an array of shape {stack.shape}")
+    k, m, n = stack.shape
+    if m == 0 or n == 0:
+        raise ValueError(f"matrices of shape {(m, n)} have no singular pair")
+    if k == 0:
+        return np.zeros(0), np.zeros((0, m)), np.zeros((0, n))
+    U, S, Vt = np.linalg.svd(stack, full_matrices=False)
+    u, v = U[:, :, 0], Vt[:, 0, :]
+    magnitudes = np.abs(u)
+    first_large = np.argmax(magnitudes >= (1.0 - 1e-9) * magnitudes.max(axis=1, keepdims=True), axis=1)
+    signs = np.where(u[np.arange(k), first_large] >= 0, 1.0, -1.0)[:, None]
+    sigma, u, v = S[:, 0].copy(), signs * u, signs * v
+    zero = ~np.any(stack, axis=(1, 2))
+    sigma[zero], u[zero], v[zero] = 0.0, np.eye(m)[0], np.eye(n)[0]
+    return sigma, u, v
+
+
 def alignment(W_next: Array, W: Array) -> float:
     """|v_{k+1}ᵀ u_k| ∈ [0, 1]: top right singular vector of W_{k+1} against top left singular vector of W_k.
 

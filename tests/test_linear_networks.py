@@ -9,6 +9,7 @@ from numerics.linear_networks import (
     chain,
     end_to_end,
     layer_state,
+    layer_states,
     orthogonal_part,
     run_flow,
 )
@@ -43,6 +44,19 @@ def test_layer_state_of_misaligned_layers():
     assert state.alignments[0] == pytest.approx(0.0, abs=1e-15) and np.array_equal(state.w_prod, [0.0, 0.0])
     full = layer_state([np.eye(2), W2])  # ‖I‖_F² − ‖I‖_2² = 1: gap 1 − 1/√2
     assert full.rank_one_excess[0] == pytest.approx(1.0) and full.rank_one_gap[0] == pytest.approx(1 - 2**-0.5)
+
+
+def test_layer_states_of_many_checkpoints_are_the_single_ones():
+    rng = np.random.default_rng(4)
+    checkpoints = [[rng.normal(size=(3, 2)), rng.normal(size=(1, 3))] for _ in range(7)] + [[np.zeros((3, 2)),
+                                                                                            np.ones((1, 3))]]
+    states = layer_states(checkpoints)
+    assert len(states) == 8 and layer_states([]) == ()
+    for state, layers in zip(states, checkpoints):
+        single = layer_state(layers)
+        for name in ("frobenius", "spectral", "alignments", "w_prod"):
+            assert np.array_equal(getattr(state, name), getattr(single, name)), name
+        assert all(np.array_equal(a, b) for a, b in zip(state.left + state.right, single.left + single.right))
 
 
 def test_orthogonal_part_removes_the_direction():

@@ -23,6 +23,7 @@ from numerics.metrics import (
     spectral_to_frobenius,
     stable_rank,
     top_singular_pair,
+    top_singular_pairs,
 )
 
 RTOL = 1e-13
@@ -110,6 +111,28 @@ def test_top_pair_is_a_singular_pair_with_a_deterministic_sign():
     assert sigma_neg == pytest.approx(sigma, rel=RTOL)
     np.testing.assert_allclose(u_neg, u, atol=1e-14)
     np.testing.assert_allclose(v_neg, -v, atol=1e-14)
+
+
+@pytest.mark.parametrize("shape", [(30, 3, 4), (12, 1, 5), (12, 4, 1), (9, 3, 3)])
+def test_batched_top_pairs_are_the_single_ones_bit_for_bit(shape):
+    """One batched SVD gives every matrix's (σ1, u1, v1) exactly as top_singular_pair does, sign convention (ties
+    included: the identity's rows) and zero matrices included."""
+    stack = np.random.default_rng(shape[0]).normal(size=shape)
+    stack[2] = 0.0
+    stack[3] = -stack[4]
+    if shape[1] == shape[2]:
+        stack[5] = np.eye(shape[1])  # σ1 = σ2: LAPACK's pair, signs fixed the same way
+    sigma, u, v = top_singular_pairs(stack)
+    for t, W in enumerate(stack):
+        single = top_singular_pair(W)
+        assert sigma[t] == single[0] and np.array_equal(u[t], single[1]) and np.array_equal(v[t], single[2])
+    assert sigma[2] == 0.0 and np.array_equal(u[2], np.eye(shape[1])[0])
+    empty = top_singular_pairs(np.zeros((0, 2, 3)))
+    assert [a.shape for a in empty] == [(0,), (0, 2), (0, 3)]
+    with pytest.raises(ValueError, match="stack"):
+        top_singular_pairs(stack[0])
+    with pytest.raises(ValueError, match="no singular pair"):
+        top_singular_pairs(np.zeros((2, 0, 3)))
 
 
 def test_alignment_of_rank_one_layers_is_the_cosine_between_their_factors():
