@@ -53,7 +53,8 @@ def gradient_descent(objective: Objective, theta0: np.ndarray, steps: int, step_
     the steps ``record_at`` (e.g. :func:`log_steps`) and the last one."""
     rule: StepRule = step_size if callable(step_size) else (lambda t, theta, d: float(step_size))
     theta = np.array(theta0, dtype=float)
-    recorded_steps, iterates = [], []
+    fast = objective.compiled(theta)  # its evaluation at a checkpoint gives the loss with the direction
+    recorded_steps, iterates, losses = [], [], []
     etas = np.empty(steps)
     wanted = set(checkpoint_steps(steps, record_every, record_at))
     t = 0
@@ -61,9 +62,16 @@ def gradient_descent(objective: Objective, theta0: np.ndarray, steps: int, step_
         if t in wanted:
             recorded_steps.append(t)
             iterates.append(theta)
+            losses.append(None)
         if t == steps:
             break
-        d = objective.descent(theta)
+        if fast is not None:
+            point = fast.evaluate(theta)
+            d = point.descent
+            if t in wanted:
+                losses[-1] = point.loss
+        else:
+            d = objective.descent(theta)
         eta = rule(t, theta, d)
         if callback is not None and callback(t, theta, d, eta):
             break
@@ -72,9 +80,10 @@ def gradient_descent(objective: Objective, theta0: np.ndarray, steps: int, step_
     if recorded_steps[-1] != t:
         recorded_steps.append(t)
         iterates.append(theta)
+        losses.append(None)
     theta_path = np.array(iterates)
-    losses = np.array([float(objective.value(th)) for th in theta_path])
-    return DescentRun(np.array(recorded_steps), theta_path, losses, etas[:t])
+    loss_path = np.array([float(objective.value(th)) if loss is None else loss for th, loss in zip(theta_path, losses)])
+    return DescentRun(np.array(recorded_steps), theta_path, loss_path, etas[:t])
 
 
 @dataclass

@@ -84,6 +84,22 @@ def test_step_rule_callback_and_checkpoints() -> None:
     assert np.all(np.diff(run.loss) < 0)
 
 
+@pytest.mark.parametrize("model, loss", [(fully_connected([3, 4, 1], "relu"), "logistic"),
+                                         (diagonal_tensor(3, 2), "exponential"), (diagonal_tensor(3, 2), "square")])
+def test_recorded_losses_are_the_objectives_values(model, loss: str) -> None:
+    """A compiled field's evaluation at a checkpoint gives the loss with the direction: the recorded losses are
+    L(θ) at the recorded iterates bit for bit, the last one (never differentiated) included."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(6, 3)), np.sign(rng.normal(size=6))
+    objective = Objective(model, X, y[:, None] if loss == "square" else y, loss)
+    theta0 = 0.5 * rng.normal(size=model.n_params)
+    assert objective.compiled(theta0) is not None
+    for every in (1, 7):
+        run = gradient_descent(objective, theta0, 30, 0.05, record_every=every)
+        assert run.steps[-1] == 30
+        assert np.array_equal(run.loss, [float(objective.value(theta)) for theta in run.theta])
+
+
 # -- the growing-ball rule ---------------------------------------------------------------------------------------
 @settings(max_examples=8, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), radius=st.floats(0.1, 2.0), increment=st.sampled_from([0.25, 1.0]))
