@@ -143,9 +143,15 @@ def scaled_projected_gradient(loss: str, data: Dataset, svm: MaxMargin, along: n
                               ) -> np.ndarray:
     """e^{γ⟨w, ū⟩}·⟨Π_⊥w, ∇R(w)⟩ for w = aū + Π_⊥w, vectorized over rows (a = ``along``, Π_⊥w = rows of
     ``across``); the factor e^{γa} keeps the tiny gradients of large w in range without changing the sign."""
-    margins = along[:, None] * (data.Z @ svm.direction)[None, :] + across @ data.Z.T
-    log_weights = margin_loss(loss).log_neg_derivative(margins) + svm.margin * along[:, None]
-    return -np.mean(np.exp(log_weights) * (across @ data.Z.T), axis=1)
+    return _scaled_from_products(loss, svm.margin, along, data.Z @ svm.direction, across @ data.Z.T)
+
+
+def _scaled_from_products(loss: str, gamma: float, along: np.ndarray, on_direction: np.ndarray,
+                          across_products: np.ndarray) -> np.ndarray:
+    """:func:`scaled_projected_gradient` from ⟨ū, z_i⟩ (``on_direction``) and the rows' ⟨Π_⊥w, z_i⟩."""
+    margins = along[:, None] * on_direction[None, :] + across_products
+    log_weights = margin_loss(loss).log_neg_derivative(margins) + gamma * along[:, None]
+    return -np.mean(np.exp(log_weights) * across_products, axis=1)
 
 
 def intermediate_bound(loss: str, n: int, theta: float, radius: np.ndarray) -> np.ndarray:
@@ -170,11 +176,13 @@ def adversarial_minimum(loss: str, data: Dataset, svm: MaxMargin, threshold: flo
     """min of e^{γa}⟨Π_⊥w, ∇R(w)⟩ / ‖Π_⊥w‖ over a ≥ 0 and ‖Π_⊥w‖ ≥ K by Nelder–Mead from random starts
     (parameters: a = |x_0|, ‖Π_⊥w‖ = K + |x_1|, direction x_2.. normalized)."""
     basis = null_space(svm.direction[None, :])
+    on_direction, basis_products = data.Z @ svm.direction, data.Z @ basis  # ⟨Π_⊥w, z_i⟩ = r·(Z basis)·direction
 
     def slack(x: np.ndarray) -> float:
         direction = x[2:] / max(np.linalg.norm(x[2:]), 1e-300)
         radius = threshold + abs(x[1])
-        value = scaled_projected_gradient(loss, data, svm, np.array([abs(x[0])]), (radius * direction @ basis.T)[None])
+        value = _scaled_from_products(loss, svm.margin, np.array([abs(x[0])]), on_direction,
+                                      (radius * (basis_products @ direction))[None])
         return float(value[0]) / radius
 
     best = np.inf
