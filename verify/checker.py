@@ -396,6 +396,20 @@ def check_kkt(c: Construction, spec: PropertySpec) -> _Outcome:
 
 
 # -- local optimum -----------------------------------------------------------------------------------------------
+_WITNESS_CURVES: dict[str, kkt.CurveWitness] = {}
+
+
+def _witness_curve(model: Any, theta: np.ndarray, X: np.ndarray, y: np.ndarray, curve: Any, upper: Any
+                   ) -> kkt.CurveWitness:
+    """:func:`numerics.kkt.certify_witness_curve` in ε, once per process for the same inputs: a construction and its
+    edited copies (another property list, a control's perturbation elsewhere) share witness curves, whose proof is
+    deterministic and takes up to a second of sympy."""
+    key = repr((model, *(np.asarray(a, dtype=object).tolist() for a in (theta, X, y, curve)), upper))
+    if key not in _WITNESS_CURVES:
+        _WITNESS_CURVES[key] = kkt.certify_witness_curve(model, theta, X, y, curve, EPS, upper)
+    return _WITNESS_CURVES[key]
+
+
 def check_local_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
     """θ is a local minimum of min ½‖θ‖² s.t. q ≥ 1: refuted by a certified curve or witnesses at decreasing
     radii, certified by second-order sufficiency or global optimality, else confirmed by local search."""
@@ -408,7 +422,7 @@ def check_local_optimum(c: Construction, spec: PropertySpec) -> _Outcome:
         curve_failure = "witness curves are certified for ReLU and linear networks only (the leaky ReLU signs along " \
                         "the curve are not resolved)"
     elif "witness" in spec.options:
-        curve = kkt.certify_witness_curve(c.model, theta, X, y, spec.options["witness"], EPS, spec.options["eps_max"])
+        curve = _witness_curve(c.model, theta, X, y, spec.options["witness"], spec.options["eps_max"])
         figures = {"curve_margins": ", ".join(map(str, curve.margins)),
                    "curve_improvement": str(curve.improvement), "curve_distance_squared": str(curve.distance_squared)}
         if curve.certified:
@@ -1129,7 +1143,7 @@ def _layer_curve(c: Construction, spec: PropertySpec, layer: int) -> _Outcome:
     if moved:
         return _Outcome(Verdict.INCONCLUSIVE, EvidenceKind.NUMERIC, f"the witness curve changes parameters outside "
                         f"layer {layer} (entries {moved} of θ)")
-    result = kkt.certify_witness_curve(c.model, theta, X, y, curve, EPS, spec.options["eps_max"])
+    result = _witness_curve(c.model, theta, X, y, curve, spec.options["eps_max"])
     figures = {"curve_margins": ", ".join(map(str, result.margins)), "curve_improvement": str(result.improvement),
                "curve_distance_squared": str(result.distance_squared)}
     if result.certified:
