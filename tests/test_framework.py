@@ -356,6 +356,25 @@ def test_claims_of_one_module_and_their_corrections_run_in_one_worker_task(toy_r
         (["tensor.toy.corrected", "tensor.toy.refuted"], 2), (["rank.toy.certified"], 2)]
 
 
+def test_a_pool_run_forks_its_workers_from_a_preloaded_server_and_counts_their_time():
+    """jobs > 1: workers fork from a server that imported the heavy libraries once; after the run the server is
+    stopped and reaped, so its CPU time and its workers' count among this process's children (what `verify bench`
+    and `time` read)."""
+    import resource
+    from multiprocessing import forkserver
+
+    from verify.registry import get
+    from verify.runner import _worker_context, run_claims
+
+    assert _worker_context().get_start_method() == "forkserver"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    results = run_claims([get("align.eq2"), get("rank.lem14")], Profile.QUICK, jobs=2)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert [r.id for r in results.results] == ["align.eq2", "rank.lem14"] and results.ok
+    assert forkserver._forkserver._forkserver_pid is None  # stopped and reaped
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) > 0.5  # the imports, at least
+
+
 # -- command line: machine output, show, list, run table, report naming ----------------------------------------
 def _two_part_claim(registry, banner=False):
     """A toy claim of two conclusions (one certified, one confirmed), with texts the terminal must keep."""

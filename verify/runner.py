@@ -20,6 +20,12 @@ from verify.claim import Claim, ConclusionResult, Context, Evidence, Profile, Ve
 from verify.registry import get
 
 DEFAULT_SEED = 20240601
+# What every pool worker imports before its first claim (about 4 CPU-seconds: sympy, scipy, cvxpy, numba). A fork
+# server imports them once and forks each worker from itself; spawned workers would each import them again. Not
+# torch (one claim uses it) and nothing that starts CUDA or thread pools: a fork keeps only the forking thread.
+WORKER_PRELOAD = ("numpy", "scipy.integrate", "scipy.linalg", "scipy.optimize", "scipy.stats", "sympy", "mpmath",
+                  "flint", "cvxpy", "numba", "numerics.compiled_fields", "numerics.kkt", "numerics.symbolic",
+                  "verify.claim", "verify.registry")
 TRACKED_LIBRARIES = ("ibverify", "numpy", "scipy", "sympy", "mpmath", "cvxpy", "clarabel", "python-flint",
                      "torch", "typst", "matplotlib")
 
@@ -152,7 +158,8 @@ def provenance(profile: Profile, seed: int) -> dict[str, Any]:
 def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
                on_result: Callable[[ClaimResult, int], None] | None, scheduler: str | None, device: str | None,
                after_each: Callable[[ClaimResult], None] | None) -> dict[tuple[str, int], ClaimResult]:
-    """Run (claim, seed) tasks, in a spawned process pool when jobs > 1; results by (claim id, seed)."""
+    """Run (claim, seed) tasks, in a process pool when jobs > 1 (:func:`_worker_context`); results by (claim id,
+    seed)."""
     results: dict[tuple[str, int], ClaimResult] = {}
     if jobs <= 1:
         for item, seed in tasks:
@@ -161,17 +168,40 @@ def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
                 on_result(results[item.id, seed], seed)
         return results
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
-    context = multiprocessing.get_context("spawn")  # CUDA and BLAS do not survive fork
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_run_by_ids, [c.id for c in family], profile.value, seed, scheduler, device,
-                               after_each): seed for family, seed in _module_groups(tasks)}
-        for future in as_completed(futures):
-            seed = futures[future]
-            for result in future.result():
-                results[result.id, seed] = result
-                if on_result:
-                    on_result(result, seed)
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=_worker_context()) as pool:
+            futures = {pool.submit(_run_by_ids, [c.id for c in family], profile.value, seed, scheduler, device,
+                                   after_each): seed for family, seed in _module_groups(tasks)}
+            for future in as_completed(futures):
+                seed = futures[future]
+                for result in future.result():
+                    results[result.id, seed] = result
+                    if on_result:
+                        on_result(result, seed)
+    finally:
+        _stop_fork_server()
     return results
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """A fork server that has imported :data:`WORKER_PRELOAD` (where the platform has one), else spawn. Never a fork
+    of this process: it may hold threads (BLAS, a progress display) or a CUDA context, which a fork does not carry."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(WORKER_PRELOAD))
+    return context
+
+
+def _stop_fork_server() -> None:
+    """Stop the fork server once its workers are gone, and reap it: its CPU time and its workers' then count among
+    this process's children (``resource.RUSAGE_CHILDREN``, what ``verify bench`` and ``time`` measure), and the next
+    pool starts from a fresh one. ``_stop`` is multiprocessing's own shutdown of it (private, present since 3.8)."""
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 def run_claims(
@@ -184,7 +214,7 @@ def run_claims(
     device: str | None = None,
     after_each: Callable[[ClaimResult], None] | None = None,
 ) -> RunResults:
-    """Run claims (in a spawned process pool when jobs > 1); results keep the order of ``claims``.
+    """Run claims (in a process pool when jobs > 1); results keep the order of ``claims``.
 
     ``after_each`` (a module-level function, so that it pickles) runs on each result in the process that ran the
     claim, e.g. to draw its plots ahead of a report; ``on_result`` runs in this process.
