@@ -36,7 +36,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "simulator_enabled": "cuda_descent",
     "Certificate": "convex", "ConvexProblem": "convex", "ConvexReference": "convex", "CrossCheck": "convex",
     "GroupNormReference": "convex", "complex_l1_blocks": "convex", "group_norm_problem": "convex",
-    "max_margin": "convex", "min_norm_interpolation": "convex",
+    "max_margin": "convex", "min_norm_interpolation": "convex", "parametrized_program": "convex",
     "BatchedDescentRun": "descent", "DescentRun": "descent", "GrowingBallStep": "descent",
     "batched_gradient_descent": "descent", "checkpoint_steps": "descent", "default_device": "descent",
     "log_steps": "descent",

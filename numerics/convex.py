@@ -26,8 +26,9 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import cvxpy as cp
 import numpy as np
@@ -276,20 +277,32 @@ class _Template:
     scale: cp.Parameter  # √c for "l2", c for "l1"
 
 
-_TEMPLATES = threading.local()  # a template's parameters are state: one set per thread
+_PROGRAMS = threading.local()  # a program's parameters are state: one set per thread
+
+T = TypeVar("T")
+
+
+def parametrized_program(key: Hashable, build: Callable[[], T]) -> T:
+    """The object ``build()`` makes for ``key`` (a cvxpy problem whose data are parameters, with its variables and
+    constraints), built once per thread and key. A DPP problem is compiled on its first solve; later solves with new
+    parameter values only refill the solver's matrices, where a problem built afresh is canonicalized every time
+    (several milliseconds for the small programs here). Callers set every parameter before each solve."""
+    programs = _PROGRAMS.__dict__.setdefault("cache", {})
+    if key not in programs:
+        programs[key] = build()
+    return programs[key]
 
 
 def _template(norm: Norm, constraint: Constraint, shape: tuple[int, int], solver: str) -> _Template:
-    templates = _TEMPLATES.__dict__.setdefault("cache", {})
-    key = (norm, constraint, shape, solver)
-    if key not in templates:
+    def build() -> _Template:
         A, b = cp.Parameter(shape), cp.Parameter(shape[0])
         scale, beta = cp.Parameter(shape[1], nonneg=True), cp.Variable(shape[1])
         objective = 0.5 * cp.sum_squares(cp.multiply(scale, beta)) if norm == "l2" else \
             cp.norm1(cp.multiply(scale, beta))
         con = A @ beta >= b if constraint == "margin" else A @ beta == b
-        templates[key] = _Template(cp.Problem(cp.Minimize(objective), [con]), beta, con, A, b, scale)
-    return templates[key]
+        return _Template(cp.Problem(cp.Minimize(objective), [con]), beta, con, A, b, scale)
+
+    return parametrized_program(("convex", norm, constraint, shape, solver), build)
 
 
 def _solve_numeric(problem: ConvexProblem, solver: str) -> _Numeric:

@@ -48,6 +48,7 @@ import sympy
 
 from numerics import backend as B
 from numerics import exact as E
+from numerics.convex import parametrized_program
 from numerics.exact import Exact
 from numerics.networks import Dense, Diagonal, Network
 from numerics.symbolic import sign_patterns
@@ -261,18 +262,45 @@ class GlobalOptimum:
         return self.optimum is not None
 
 
+@dataclass(frozen=True, eq=False)
+class _Program:
+    """The convex program of one shape of choices, its data (contribution and cone matrices) as parameters."""
+
+    problem: cp.Problem
+    variables: list[cp.Variable]  # u_c per choice
+    margin_constraint: cp.Constraint
+    parameters: list[cp.Parameter]  # the contributions, then the nonempty cones, in the choices' order
+
+
+def _program(n: int, widths: tuple[int, ...], cone_rows: tuple[int, ...], full: bool) -> _Program:
+    """Σ‖u_c‖ (``full``) or ½Σ‖u_c‖² s.t. Σ_c A_c u_c ≥ 1 and C_c u_c ≥ 0, built once per shape and thread
+    (:func:`numerics.convex.parametrized_program`)."""
+    def build() -> _Program:
+        us = [cp.Variable(width) for width in widths]
+        contributions = [cp.Parameter((n, width)) for width in widths]
+        cones = [cp.Parameter((rows, width)) for rows, width in zip(cone_rows, widths) if rows]
+        margins = sum((A @ u for A, u in zip(contributions, us)), np.zeros(n))
+        margin_constraint = margins >= 1
+        cone_constraints = [C @ u >= 0 for C, u in zip(cones, [u for u, rows in zip(us, cone_rows) if rows])]
+        cost = sum(cp.norm(u, 2) for u in us) if full else 0.5 * sum(cp.sum_squares(u) for u in us)
+        problem = cp.Problem(cp.Minimize(cost), [margin_constraint] + cone_constraints)
+        return _Program(problem, us, margin_constraint, contributions + cones)
+
+    return parametrized_program(("global_optimum", n, widths, cone_rows, full), build)
+
+
 def _solve(s: _Structure, choices: Sequence[Choice], scales: Sequence[Any] | None = None
            ) -> tuple[float, list[np.ndarray], np.ndarray] | None:
     """The convex program of one set of choices: Σ‖u_c‖ (full problem) or ½Σ‖w_c‖² with fixed output weights
     ``scales`` (per layer). Returns (value, neurons, margin multipliers) or None when infeasible."""
-    n = len(s.yf)
-    us = [cp.Variable(len(s.fields[c.group])) for c in choices]
-    margins = sum((s.contribution(c, False, 1.0 if scales is None else float(scales[k])) @ u
-                   for k, (c, u) in enumerate(zip(choices, us))), np.zeros(n))
-    cones = [s.cone(c, False) @ u >= 0 for c, u in zip(choices, us) if s.cone(c, False).shape[0]]
-    margin_constraint = margins >= 1
-    cost = sum(cp.norm(u, 2) for u in us) if scales is None else 0.5 * sum(cp.sum_squares(u) for u in us)
-    problem = cp.Problem(cp.Minimize(cost), [margin_constraint] + cones)
+    contributions = [s.contribution(c, False, 1.0 if scales is None else float(scales[k]))
+                     for k, c in enumerate(choices)]
+    cones = [s.cone(c, False) for c in choices]
+    program = _program(len(s.yf), tuple(A.shape[1] for A in contributions), tuple(C.shape[0] for C in cones),
+                       scales is None)
+    for parameter, value in zip(program.parameters, contributions + [C for C in cones if C.shape[0]]):
+        parameter.value = value
+    problem, us, margin_constraint = program.problem, program.variables, program.margin_constraint
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": the certificates decide

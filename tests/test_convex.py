@@ -178,11 +178,11 @@ def test_a_compiled_problem_serves_every_instance_of_its_shape():
         fresh = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(beta)), [(y[:, None] * X) @ beta >= 1])
         fresh.solve(solver="CLARABEL")
         np.testing.assert_allclose(ref.solution, beta.value, atol=1e-6)
-    templates = dict(convex._TEMPLATES.cache)
-    assert ("l2", "margin", (5, 3), "CLARABEL") in templates and ("l2", "margin", (5, 3), "OSQP") in templates
+    templates = dict(convex._PROGRAMS.cache)
+    assert all(("convex", "l2", "margin", (5, 3), solver) in templates for solver in ("CLARABEL", "OSQP"))
     other: dict = {}
     thread = threading.Thread(target=lambda: other.update(ref=max_margin(*instances[0]),
-                                                          cache=dict(convex._TEMPLATES.cache)))
+                                                          cache=dict(convex._PROGRAMS.cache)))
     thread.start()
     thread.join()
     assert np.array_equal(other["ref"].solution, first[0].solution)
