@@ -12,7 +12,7 @@ from typing import Any
 
 MODULES = ("backend", "cache", "certificates", "compiled_descent", "compiled_fields", "convex", "cuda_descent",
            "descent", "exact", "flows", "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics",
-           "min_norm", "networks", "newton", "sweeps", "symbolic", "tensor_network", "trends", "univariate")
+           "min_norm", "networks", "newton", "sweeps", "symbolic", "tensor_network", "threads", "trends", "univariate")
 
 _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps it equal to numerics.reference.exports()
     "diag_embed": "backend", "einsum": "backend", "is_torch": "backend", "positive": "backend",
@@ -67,6 +67,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "chain": "linear_networks", "end_to_end": "linear_networks", "layer_state": "linear_networks",
     "layer_states": "linear_networks",
     "orthogonal_part": "linear_networks", "run_flow": "linear_networks",
+    "one_thread": "threads",
     "Dense": "networks", "Diagonal": "networks", "Layer": "networks", "Network": "networks", "Shared": "networks",
     "circulant": "networks", "circular_convolutional": "networks", "disjoint_patches": "networks",
     "leaky_relu_network": "networks", "strided_patches": "networks",

@@ -48,7 +48,6 @@ import scipy.linalg
 import scipy.optimize
 import sympy
 from sympy.calculus.finite_diff import finite_diff_weights
-from threadpoolctl import threadpool_limits
 
 from numerics import backend as B
 from numerics import exact as E
@@ -56,6 +55,7 @@ from numerics.backend import Array
 from numerics.compiled_fields import margin_functions
 from numerics.exact import Exact
 from numerics.networks import Network
+from numerics.threads import one_thread
 from numerics.univariate import certified_sign
 
 Number = float | Exact
@@ -643,7 +643,7 @@ def local_search(model: Network, theta: Any, X: Any, y: Any, radius: float, *, s
     if method == "COBYLA":
         constraints = [{"type": c["type"], "fun": c["fun"]} for c in constraints]
     best, best_cost, evaluations = start, float(start @ start), 0
-    with threadpool_limits(1):  # tiny dense problems: extra BLAS threads only add overhead (10× on busy cores)
+    with one_thread():  # tiny dense problems: extra BLAS threads only add overhead (10× on busy cores)
         for point in points:
             solution = scipy.optimize.minimize(lambda t: float(t @ t), point, jac=(lambda t: 2 * t)
                                                if method == "SLSQP" else None, constraints=constraints,

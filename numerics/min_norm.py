@@ -32,10 +32,10 @@ from typing import Literal
 
 import numpy as np
 import scipy.optimize
-from threadpoolctl import threadpool_limits
 
 from numerics.compiled_fields import margin_functions
 from numerics.losses import Model, Objective
+from numerics.threads import one_thread
 
 Constraint = Literal["interpolation", "margin"]
 
@@ -131,7 +131,7 @@ def minimum_norm(model: Model, X: np.ndarray, y: np.ndarray, constraint: Constra
         raise ValueError(f"output constraints need a scalar-output model, got d_out = {model.d_out}")
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     theta = np.array(theta0, dtype=float)
-    with threadpool_limits(limits=1):
+    with one_thread():
         if constraint == "interpolation":
             theta, evaluations = _augmented_lagrangian(model, X, y, theta, penalties, max_iterations)
         else:

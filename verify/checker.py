@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import sympy
-from threadpoolctl import threadpool_limits
 
 from numerics import backend as B
 from numerics import certificates, global_optimum, kkt, metrics
@@ -35,6 +34,7 @@ from numerics import exact as E
 from numerics.convex import ConvexReference, max_margin
 from numerics.flows import FlowStatus, GradientFlow
 from numerics.losses import Objective
+from numerics.threads import one_thread
 from verify.claim import EvidenceKind, Verdict
 from verify.construction import EPS, Construction, PropertySpec, load_construction
 
@@ -1234,7 +1234,7 @@ CHECKERS: dict[str, Callable[[Construction, PropertySpec], _Outcome]] = {
 def check_property(c: Construction, spec: PropertySpec) -> PropertyResult:
     start = time.perf_counter()
     try:
-        with threadpool_limits(1):  # tiny dense problems: extra BLAS threads only add overhead
+        with one_thread():  # tiny dense problems: extra BLAS threads only add overhead
             outcome = CHECKERS[spec.check](c, spec)
     except (ValueError, ArithmeticError, NotImplementedError, np.linalg.LinAlgError) as exc:
         # An engine refused this input (degenerate data, a zero matrix, a solver failure): say so.

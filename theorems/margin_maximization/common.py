@@ -25,13 +25,13 @@ from typing import Any
 import mpmath
 import numpy as np
 import sympy
-from threadpoolctl import threadpool_limits
 
 from numerics import exact as E
 from numerics import kkt
 from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
+from numerics.threads import one_thread
 from verify import Context
 from verify.claim import Criterion, Decision, EvidenceKind, Verdict, tightness
 from verify.construction import Construction, load_construction
@@ -327,7 +327,7 @@ def normalized_flow(model: Any, X: np.ndarray, y: np.ndarray, theta0: np.ndarray
     status is ``evaluation_limit``."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     flow = GradientFlow(Objective(model, X, y, loss))
-    with threadpool_limits(1):  # implicit steps solve tiny linear systems: extra BLAS threads only cost time
+    with one_thread():  # implicit steps solve tiny linear systems: extra BLAS threads only cost time
         trajectory = flow.solve(np.asarray(theta0, dtype=float), math.inf, clock="arclength", method=method,
                                 rtol=rtol, atol=rtol * 1e-2, stop=[lambda t, th: norm - float(np.linalg.norm(th))],
                                 max_evaluations=max_evaluations)
@@ -391,7 +391,7 @@ def closed_form_agreement(name: str, sample: int, start: Any, rate: Any, loss: s
     of ``sample`` with the solution of q' = κ q r(q), q(0) = ``start`` (``rate`` = κ)."""
     c = construction(name)
     objective = Objective(c.float_model, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float), loss)
-    with threadpool_limits(1):
+    with one_thread():
         run = GradientFlow(objective).solve(c.theta0, times[-1], clock="log", t_eval=np.asarray(times))
     margins = tuple(float(objective.margins(theta)[sample]) for theta in run.theta)
     closed = tuple(float(ei_margin(sympy.Rational(start), rate, t, loss)) for t in run.t)
