@@ -53,7 +53,7 @@ CLOCKS: tuple[Clock, ...] = ("real", "log", "loss", "arclength")
 StopCondition = Callable[[float, np.ndarray], float]
 """f(t, θ): the flow stops when f crosses zero from above."""
 
-_NUDGE = 1e-13  # first Euler step past a kink, relative to max(1, |s|); grown ×8 up to 1e-10 if needed
+_NUDGE = 1e-13  # first Euler step past a kink, relative to max(1, |s|); grown ×8 up to 4.1e-10 if needed
 _PROBE = 1e-8  # Euler probe past a kink, relative to max(1, |s|): returning across it within this is sliding
 _TINY_SEGMENT = 1e-8  # a region left after less than this (relative to max(1, |s|)) counts towards chattering
 _CHATTERING_SEGMENTS = 10  # this many tiny regions in a row is taken as sliding along kinks
@@ -336,8 +336,8 @@ class GradientFlow:
         """A tiny Euler step along ``velocity`` = dz/ds so that entries at (or within rounding of) a kink take their
         new side.
 
-        Returns (s, z) unchanged if no step up to 1e-10·max(1, |s|) changes the activation pattern (a grazing
-        touch, or units parked at exactly 0 such as w = 0).
+        Returns (s, z) unchanged if no step up to 8⁴·10⁻¹³ ≈ 4.1e-10·max(1, |s|) changes the activation pattern (a
+        grazing touch, or units parked at exactly 0 such as w = 0).
         """
         scale = max(1.0, abs(s))
         for k in range(5):
@@ -393,7 +393,7 @@ class GradientFlow:
         crossings: list[float] = []
 
         def finish(status: FlowStatus, message: str) -> Trajectory:
-            log.close(s, z, reached_end=status is FlowStatus.COMPLETED)
+            log.close(s, z, reached_end=status is FlowStatus.COMPLETED, t_end=float(t_end))
             t, s_values, states = log.arrays()
             return Trajectory(t, states[:, :n], s_values, clock, rhs.count, np.array(crossings), status, message)
 
@@ -526,11 +526,15 @@ class _Log:
                     s_hit = brentq(lambda u: sol.sol(u)[-1] - target, sol.t[k - 1], sol.t[k], xtol=1e-300)
                 self._add_requested(s_hit, sol.sol(s_hit))
 
-    def close(self, s: float, z: np.ndarray, reached_end: bool) -> None:
+    def close(self, s: float, z: np.ndarray, reached_end: bool, t_end: float) -> None:
         """The stopping point is always the last row (and it is t_end if the flow got there)."""
         while reached_end and self.requested is not None and self.next < self.requested.size:
             self._add_requested(s, z)  # t_end itself, located by the end event up to rounding
-        if not self.s or self.s[-1] != s:
+        if reached_end and self.t and self.t[-1] == t_end and self.s[-1] != s:
+            # t_end was requested and located as a root of τ on the dense output: the end event's point is the same
+            # time up to rounding, and takes that row instead of adding a second one at t_end
+            self.s[-1], self.z[-1] = float(s), np.array(z, dtype=float)
+        elif not self.s or self.s[-1] != s:
             self._add(s, z)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
