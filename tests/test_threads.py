@@ -34,3 +34,5 @@ def test_the_libraries_are_scanned_again_after_an_import(monkeypatch: pytest.Mon
     assert threads._controller(len(sys.modules)) is kept  # no import since: no rescan
     monkeypatch.setitem(sys.modules, "ibverify_test_fresh_module", types.ModuleType("ibverify_test_fresh_module"))
     assert threads._controller(len(sys.modules)) is not kept
+    monkeypatch.undo()  # the same count as before, but only the latest scan is kept: scanned again
+    assert threads._controller(len(sys.modules)) is not kept
