@@ -84,11 +84,12 @@ def numerical_rank(W: Array, rtol: float = 1e-10) -> int:
     return int(np.sum(values > rtol * values[0]))
 
 
-def _fix_sign(u: np.ndarray) -> float:
-    """+1 or −1 so that the first entry within a relative 1e-9 of the largest magnitude becomes positive."""
+def _fix_signs(u: np.ndarray) -> np.ndarray:
+    """Per row of u (k × m): +1 or −1 so that the row's first entry within a relative 1e-9 of its largest magnitude
+    becomes positive."""
     magnitudes = np.abs(u)
-    first_large = int(np.argmax(magnitudes >= (1.0 - 1e-9) * magnitudes.max()))
-    return 1.0 if u[first_large] >= 0 else -1.0
+    first_large = np.argmax(magnitudes >= (1.0 - 1e-9) * magnitudes.max(axis=1, keepdims=True), axis=1)
+    return np.where(u[np.arange(len(u)), first_large] >= 0, 1.0, -1.0)
 
 
 def top_singular_pair(W: Array) -> tuple[float, np.ndarray, np.ndarray]:
@@ -100,20 +101,16 @@ def top_singular_pair(W: Array) -> tuple[float, np.ndarray, np.ndarray]:
     returned with σ1 = 0.
     """
     matrix = _as_matrix(W)
-    m, n = matrix.shape
-    if m == 0 or n == 0:
+    if 0 in matrix.shape:
         raise ValueError(f"a matrix of shape {matrix.shape} has no singular pair")
-    if not np.any(matrix):
-        return 0.0, np.eye(m)[0], np.eye(n)[0]
-    U, S, Vt = np.linalg.svd(matrix, full_matrices=False)
-    sign = _fix_sign(U[:, 0])
-    return float(S[0]), sign * U[:, 0], sign * Vt[0]
+    sigma, u, v = top_singular_pairs(matrix[None])
+    return float(sigma[0]), u[0], v[0]
 
 
 def top_singular_pairs(Ws: Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`top_singular_pair` of every matrix of a stack (k × m × n): σ1 (k), u1 (k × m), v1 (k × n), from one
-    batched SVD (LAPACK's routine on each matrix, as :func:`top_singular_pair` calls it: the same numbers) with the
-    same sign convention and the same answer for zero matrices."""
+    batched SVD (LAPACK's routine on each matrix: the same numbers as one SVD per matrix), with the same sign
+    convention and the same answer for zero matrices (:func:`top_singular_pair` is this on a stack of one)."""
     stack = _as_float_array(Ws)
     if stack.ndim != 3:
         raise ValueError(f"expected a stack of matrices, got an array of shape {stack.shape}")
@@ -124,9 +121,7 @@ def top_singular_pairs(Ws: Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros(0), np.zeros((0, m)), np.zeros((0, n))
     U, S, Vt = np.linalg.svd(stack, full_matrices=False)
     u, v = U[:, :, 0], Vt[:, 0, :]
-    magnitudes = np.abs(u)
-    first_large = np.argmax(magnitudes >= (1.0 - 1e-9) * magnitudes.max(axis=1, keepdims=True), axis=1)
-    signs = np.where(u[np.arange(k), first_large] >= 0, 1.0, -1.0)[:, None]
+    signs = _fix_signs(u)[:, None]
     sigma, u, v = S[:, 0].copy(), signs * u, signs * v
     zero = ~np.any(stack, axis=(1, 2))
     sigma[zero], u[zero], v[zero] = 0.0, np.eye(m)[0], np.eye(n)[0]

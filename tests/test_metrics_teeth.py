@@ -18,7 +18,7 @@ import pytest
 
 from numerics.metrics import (
     ZeroInputError,
-    _fix_sign,
+    _fix_signs,
     alignment,
     angle,
     frobenius_norm,
@@ -75,14 +75,14 @@ def test_sign_tie_tolerance_is_closed_at_its_edge():
     """Entries within a relative 1e-9 of the largest magnitude tie, and the lowest index wins: exactly at the edge
     (1 − 1e-9)·max the first entry decides; one float below it the larger (negative) entry decides."""
     edge = (1.0 - 1e-9) * 1.0
-    assert _fix_sign(np.array([edge, -1.0])) == 1.0
-    assert _fix_sign(np.array([np.nextafter(edge, 0.0), -1.0])) == -1.0
-    assert _fix_sign(np.array([-edge, 1.0])) == -1.0
+    assert _fix_signs(np.array([edge, -1.0])[None])[0] == 1.0
+    assert _fix_signs(np.array([np.nextafter(edge, 0.0), -1.0])[None])[0] == -1.0
+    assert _fix_signs(np.array([-edge, 1.0])[None])[0] == -1.0
 
 
 def test_negative_largest_entry_flips_the_pair():
-    assert _fix_sign(np.array([0.6, -0.8])) == -1.0
-    assert _fix_sign(np.array([-0.6, 0.8])) == 1.0
+    assert _fix_signs(np.array([0.6, -0.8])[None])[0] == -1.0
+    assert _fix_signs(np.array([-0.6, 0.8])[None])[0] == 1.0
 
 
 @pytest.mark.parametrize("seed", range(12))
