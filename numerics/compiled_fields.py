@@ -414,24 +414,16 @@ class CompiledField(_FieldQuantities):
             buf[dd:dd + P * P].reshape(P, P) if want & DESCENT_JACOBIAN else None)
 
 
-class TensorNetworkField(_FieldQuantities):
-    """The float64 field of a margin :class:`~numerics.losses.Objective` on a
-    :class:`~numerics.tensor_network.LinearTensorNetwork`, with the analytic Jacobians the stiff solvers need.
+class _TensorNetworkFieldBase(_FieldQuantities):
+    """What the tensor-network fields share: the data in float64 and :meth:`evaluate`, which checks θ and runs the
+    subclass's ``_evaluate`` with the floating-point conditions it meets by design silenced."""
 
-    f(x) = xᵀβ(θ), so with β, B = ∂β/∂θ (one compiled call, :meth:`LinearTensorNetwork.compiled_beta`) and the
-    margins q = y ⊙ Xβ: ∂q/∂θ = (y ⊙ X)B; the descent d = Σ_i a_i ∇q_i with a_i = e^{log(−ℓ'(q_i)) + log scale + c}
-    is Bᵀ Xᵀ(a ⊙ y), computed as the generic backend does (the same operations: the same bits); its Jacobian is
-    Σ_k g_k ∇²β_k + (∂q/∂θ)ᵀ diag(a ⊙ ρ) ∂q/∂θ + d ∇cᵀ with g = Xᵀ(a ⊙ y), ρ_i = (log(−ℓ'))'(q_i) and ∇c = −∇ log L
-    under ``normalize`` (else 0). Any basis, loss (exponential, logistic), sum or mean; checked against the generic
-    backend and central differences in tests/test_fast_fields.py."""
+    _expected_errors: dict[str, str] = {}
 
     def __init__(self, objective: Objective) -> None:
         self.objective = objective
         self.model: LinearTensorNetwork = objective.model
         self.X = np.ascontiguousarray(objective.X, dtype=np.float64)
-        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64).reshape(-1))
-        self.loss = margin_loss(objective.loss)
-        self.mean_log_scale = -float(np.log(self.X.shape[0])) if objective.mean else 0.0
         self.n_params = self.model.n_params
         self._empty = np.empty(0)
 
@@ -444,8 +436,31 @@ class TensorNetworkField(_FieldQuantities):
         theta = np.ascontiguousarray(theta, dtype=np.float64)
         if theta.shape != (self.n_params,):
             raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
-        with np.errstate(over="ignore", under="ignore"):  # L beyond the float range: log L is what counts
+        with np.errstate(**self._expected_errors):
             return self._evaluate(theta, float(log_scale), bool(normalize), want)
+
+    def _evaluate(self, theta: np.ndarray, log_scale: float, normalize: bool, want: int) -> FieldEvaluation:
+        raise NotImplementedError
+
+
+class TensorNetworkField(_TensorNetworkFieldBase):
+    """The float64 field of a margin :class:`~numerics.losses.Objective` on a
+    :class:`~numerics.tensor_network.LinearTensorNetwork`, with the analytic Jacobians the stiff solvers need.
+
+    f(x) = xᵀβ(θ), so with β, B = ∂β/∂θ (one compiled call, :meth:`LinearTensorNetwork.compiled_beta`) and the
+    margins q = y ⊙ Xβ: ∂q/∂θ = (y ⊙ X)B; the descent d = Σ_i a_i ∇q_i with a_i = e^{log(−ℓ'(q_i)) + log scale + c}
+    is Bᵀ Xᵀ(a ⊙ y), computed as the generic backend does (the same operations: the same bits); its Jacobian is
+    Σ_k g_k ∇²β_k + (∂q/∂θ)ᵀ diag(a ⊙ ρ) ∂q/∂θ + d ∇cᵀ with g = Xᵀ(a ⊙ y), ρ_i = (log(−ℓ'))'(q_i) and ∇c = −∇ log L
+    under ``normalize`` (else 0). Any basis, loss (exponential, logistic), sum or mean; checked against the generic
+    backend and central differences in tests/test_fast_fields.py."""
+
+    _expected_errors = {"over": "ignore", "under": "ignore"}  # L beyond the float range: log L is what counts
+
+    def __init__(self, objective: Objective) -> None:
+        super().__init__(objective)
+        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64).reshape(-1))
+        self.loss = margin_loss(objective.loss)
+        self.mean_log_scale = -float(np.log(self.X.shape[0])) if objective.mean else 0.0
 
     def _evaluate(self, theta: np.ndarray, log_scale: float, normalize: bool, want: int) -> FieldEvaluation:
         beta, B = self.model.compiled_beta(theta, bool(want & (MARGIN_JACOBIAN | GRADIENT)))
@@ -475,7 +490,7 @@ class TensorNetworkField(_FieldQuantities):
                                descent_jacobian)
 
 
-class TensorNetworkSquareField(_FieldQuantities):
+class TensorNetworkSquareField(_TensorNetworkFieldBase):
     """The float64 field of a square-loss :class:`~numerics.losses.Objective` (one output) on a
     :class:`~numerics.tensor_network.LinearTensorNetwork`, with its analytic Jacobian.
 
@@ -486,25 +501,12 @@ class TensorNetworkSquareField(_FieldQuantities):
     :class:`FieldEvaluation`'s margins are the outputs f(x_i) = ⟨x_i, β⟩ here (there are no labels), its margin
     Jacobian their derivative XB."""
 
-    def __init__(self, objective: Objective) -> None:
-        self.objective = objective
-        self.model: LinearTensorNetwork = objective.model
-        self.X = np.ascontiguousarray(objective.X, dtype=np.float64)
-        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64))  # n × 1, as the generic backend
-        self.n, self.n_params = self.X.shape[0], self.model.n_params
-        self._empty = np.empty(0)
+    _expected_errors = {"divide": "ignore"}  # log 0 = −∞ at an exact fit (the normalized direction is then not finite)
 
-    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
-                 want: int = GRADIENT) -> FieldEvaluation:
-        """Everything at θ that ``want`` asks for, as :meth:`CompiledField.evaluate` (log L = −∞ where the data are
-        fitted exactly; the normalized direction is then not finite, as on the generic backend)."""
-        if want & DESCENT_JACOBIAN:
-            want |= MARGIN_JACOBIAN | GRADIENT
-        theta = np.ascontiguousarray(theta, dtype=np.float64)
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"θ must have shape ({self.n_params},), got {theta.shape}")
-        with np.errstate(divide="ignore"):  # log 0 = −∞ at an exact fit
-            return self._evaluate(theta, float(log_scale), bool(normalize), want)
+    def __init__(self, objective: Objective) -> None:
+        super().__init__(objective)
+        self.Y = np.ascontiguousarray(np.asarray(objective.Y, dtype=np.float64))  # n × 1, as the generic backend
+        self.n = self.X.shape[0]
 
     def _scaled(self, total: Any) -> Any:
         return total / self.n if self.objective.mean else total
