@@ -1,6 +1,7 @@
 """The claim model, verdict rules, runner, store and CLI."""
 
 import json
+import os
 
 import pytest
 
@@ -559,3 +560,20 @@ def test_cli_lists_from_the_index_and_runs_importing_only_the_claims_module(tmp_
     assert verify("list", "--json") == "LOADED [] False"
     ran = verify("run", "align.eq2")
     assert ran.startswith("LOADED [") and ran.count("theorems.") <= 4 and "theorems.rank_minimization" not in ran
+
+
+def test_claim_processes_collect_less_often_and_keep_more_of_sympys_cache(monkeypatch) -> None:
+    import gc
+
+    from verify.runner import GC_THRESHOLDS, SYMPY_CACHE_SIZE, claim_process_settings
+
+    before = gc.get_threshold()
+    monkeypatch.delenv("SYMPY_CACHE_SIZE", raising=False)
+    try:
+        claim_process_settings()
+        assert gc.get_threshold() == GC_THRESHOLDS and os.environ["SYMPY_CACHE_SIZE"] == SYMPY_CACHE_SIZE
+        monkeypatch.setenv("SYMPY_CACHE_SIZE", "5")
+        claim_process_settings()
+        assert os.environ["SYMPY_CACHE_SIZE"] == "5"  # the user's own setting is kept
+    finally:
+        gc.set_threshold(*before)

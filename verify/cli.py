@@ -36,7 +36,15 @@ from verify.registry import (
     summaries,
     use_index,
 )
-from verify.runner import DEFAULT_SEED, ClaimResult, RunResults, run_seeds, seed_misses, seed_range
+from verify.runner import (
+    DEFAULT_SEED,
+    ClaimResult,
+    RunResults,
+    claim_process_settings,
+    run_seeds,
+    seed_misses,
+    seed_range,
+)
 from verify.store import ResultStore
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE = 0, 1, 2
@@ -623,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    claim_process_settings()  # before anything imports sympy
     try:
         from verify.mutation_cli import teeth_arguments  # `verify bench teeth`: mutation runs, options of their own
 
