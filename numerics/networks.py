@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -185,21 +186,22 @@ class Network:
     def d_out(self) -> int:
         return self.layers[-1].shape[0]
 
-    @property
+    @cached_property
     def sizes(self) -> tuple[int, ...]:
         return tuple(layer.n_params for layer in self.layers)
 
-    @property
+    @cached_property
     def n_params(self) -> int:
         return sum(self.sizes)
 
+    @cached_property
+    def _slices(self) -> tuple[slice, ...]:
+        ends = np.cumsum((0, *self.sizes)).tolist()
+        return tuple(slice(start, end) for start, end in zip(ends, ends[1:]))
+
     def split(self, theta: Array) -> list[Array]:
         """Per-layer parameter vectors (views) of a flat θ; a leading batch axis is kept."""
-        parts, start = [], 0
-        for size in self.sizes:
-            parts.append(theta[..., start:start + size])
-            start += size
-        return parts
+        return [theta[..., part] for part in self._slices]
 
     def join(self, parts: Sequence[Array]) -> Array:
         """Flat θ from per-layer parameters (matrices of dense layers are flattened row-major)."""

@@ -140,6 +140,16 @@ def test_max_layer_norm_is_the_largest_frobenius_norm() -> None:
     assert max_layer_norm(model)(theta) == pytest.approx(max(np.linalg.norm(W1), np.linalg.norm(W2)))
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_max_layer_norm_fast_path_is_numpys_norm_bit_for_bit(seed: int) -> None:
+    model = fully_connected([3, 5, 4, 1], "relu")
+    theta = np.random.default_rng(seed).standard_normal(model.n_params) * 10.0 ** np.linspace(-3, 3, model.n_params)
+    expected = max(float(np.linalg.norm(part)) for part in model.split(theta))
+    assert max_layer_norm(model)(theta) == expected  # float64 vector: the fast path
+    assert max_layer_norm(model)(theta.astype(object)) == pytest.approx(expected, rel=1e-15)  # the generic path
+    assert max_layer_norm(model)(theta[None]) == pytest.approx(expected, rel=1e-15)  # a batch: the generic path
+
+
 # -- batched runs: torch and the compiled kernel ------------------------------------------------------------
 @pytest.mark.parametrize("engine", ["torch", "compiled"])
 @pytest.mark.parametrize("widths, loss, eta, steps, compared", [
