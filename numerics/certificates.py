@@ -411,7 +411,7 @@ def _show(x: fmpq) -> str:
 def _rational_below(x: fmpq) -> float:
     """The largest float ≤ the rational x, decided exactly (a 64-bit ball of x could straddle a float)."""
     try:
-        value = float(_fraction(x))
+        value = int(x.p) / int(x.q)  # int / int is correctly rounded (what float(Fraction) computes)
     except OverflowError:
         return -math.inf if x < 0 else _LARGEST
     return math.nextafter(value, -math.inf) if to_fmpq(value) > x else value

@@ -419,3 +419,18 @@ def test_reported_boxes_of_sides_beyond_the_float_range():
     assert box[0].lo == sys.float_info.max and box[0].hi == math.inf
     box = certify_positive(lambda x: -x, [(-10 * huge, -huge)]).cells[0].box
     assert box[0].lo == -math.inf and box[0].hi == -sys.float_info.max
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(numerator=st.integers(-(10**400), 10**400), denominator=st.integers(1, 10**400))
+def test_rational_rounding_brackets_the_rational_by_adjacent_floats(numerator: int, denominator: int) -> None:
+    from numerics.certificates import _rational_above, _rational_below
+
+    x = fmpq(numerator, denominator)
+    below, above = _rational_below(x), _rational_above(x)
+    exact = Fraction(numerator, denominator)
+    for value in (below, above):
+        assert math.isfinite(value) or abs(exact) > sys.float_info.max
+    if math.isfinite(below) and math.isfinite(above):
+        assert Fraction(below) <= exact <= Fraction(above)
+        assert below == above if Fraction(below) == exact else math.nextafter(below, math.inf) == above
