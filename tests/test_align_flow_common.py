@@ -109,3 +109,25 @@ def test_balanced_initialization_has_zero_constant_and_rank_one_layers():
     state = layer_state(layers)
     assert np.all(state.rank_one_excess <= 1e-28)
     np.testing.assert_allclose(state.alignments, 1.0, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+@pytest.mark.parametrize("factory", [ds2, ds3])
+def test_radial_slack_is_the_vectorized_quantity_bit_for_bit(loss, factory):
+    from scipy.linalg import null_space
+
+    from theorems.layer_alignment.flow_geometry import _scaled_from_products, radial_slack
+
+    data = factory()
+    svm = max_margin_direction(data)
+    threshold = 2.5
+    slack = radial_slack(loss, data, svm, threshold)
+    basis = null_space(svm.direction[None, :])
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        x = rng.normal(size=2 + basis.shape[1]) * rng.choice([0.01, 1.0, 30.0])
+        direction = x[2:] / np.linalg.norm(x[2:])
+        radius = threshold + abs(x[1])
+        value = _scaled_from_products(loss, svm.margin, np.array([abs(x[0])]), data.Z @ svm.direction,
+                                      (radius * (data.Z @ basis @ direction))[None])
+        assert slack(x) == float(value[0]) / radius

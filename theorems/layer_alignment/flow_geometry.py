@@ -3,6 +3,9 @@ Lemma 4 (far from ū, the risk gradient pushes the component orthogonal to ū ba
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 from scipy.linalg import null_space
 from scipy.optimize import minimize
@@ -171,23 +174,35 @@ def _random_points(rng: np.random.Generator, svm: MaxMargin, count: int, low: fl
     return rng.uniform(0.0, 20.0, size=count), (directions * radii[:, None]) @ basis.T
 
 
+def radial_slack(loss: str, data: Dataset, svm: MaxMargin, threshold: float) -> Callable[[np.ndarray], float]:
+    """x ↦ e^{γa}⟨Π_⊥w, ∇R(w)⟩ / ‖Π_⊥w‖ at a = |x_0|, ‖Π_⊥w‖ = K + |x_1|, direction x_2.. normalized in the null
+    space of ū: :func:`_scaled_from_products` at one point, its operations on one row (the same bits, tested), since
+    Nelder–Mead calls it some 10⁵ times per quick run."""
+    basis = null_space(svm.direction[None, :])
+    on_direction, basis_products = data.Z @ svm.direction, data.Z @ basis  # ⟨Π_⊥w, z_i⟩ = r·(Z basis)·direction
+    log_neg_derivative, gamma, n = margin_loss(loss).log_neg_derivative, svm.margin, len(on_direction)
+
+    def slack(x: np.ndarray) -> float:
+        head = x[2:]
+        direction = head / max(math.sqrt(head.dot(head)), 1e-300)
+        radius = threshold + abs(x[1])
+        along = abs(x[0])
+        across_products = radius * (basis_products @ direction)
+        log_weights = log_neg_derivative(along * on_direction + across_products) + gamma * along
+        return float(-(np.add.reduce(np.exp(log_weights) * across_products) / n)) / radius
+
+    return slack
+
+
 def adversarial_minimum(loss: str, data: Dataset, svm: MaxMargin, threshold: float, rng: np.random.Generator,
                         starts: int) -> float:
     """min of e^{γa}⟨Π_⊥w, ∇R(w)⟩ / ‖Π_⊥w‖ over a ≥ 0 and ‖Π_⊥w‖ ≥ K by Nelder–Mead from random starts
-    (parameters: a = |x_0|, ‖Π_⊥w‖ = K + |x_1|, direction x_2.. normalized)."""
-    basis = null_space(svm.direction[None, :])
-    on_direction, basis_products = data.Z @ svm.direction, data.Z @ basis  # ⟨Π_⊥w, z_i⟩ = r·(Z basis)·direction
-
-    def slack(x: np.ndarray) -> float:
-        direction = x[2:] / max(np.linalg.norm(x[2:]), 1e-300)
-        radius = threshold + abs(x[1])
-        value = _scaled_from_products(loss, svm.margin, np.array([abs(x[0])]), on_direction,
-                                      (radius * (basis_products @ direction))[None])
-        return float(value[0]) / radius
-
+    (:func:`radial_slack`'s parameters)."""
+    slack = radial_slack(loss, data, svm, threshold)
+    dimension = len(svm.direction) - 1
     best = np.inf
     for _ in range(starts):
-        x0 = np.concatenate([[rng.uniform(0, 5), rng.uniform(0, threshold)], rng.normal(size=basis.shape[1])])
+        x0 = np.concatenate([[rng.uniform(0, 5), rng.uniform(0, threshold)], rng.normal(size=dimension)])
         best = min(best, minimize(slack, x0, method="Nelder-Mead", options={"maxiter": 2000}).fun)
     return best
 

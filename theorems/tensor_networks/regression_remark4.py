@@ -8,11 +8,13 @@ the weighted ℓ1/ℓ2 limits the remark describes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy
 
 from numerics.convex import min_norm_interpolation
-from numerics.symbolic import is_identically_zero
+from numerics.symbolic import ZeroTest, is_identically_zero
 from numerics.trends import fit_rate, is_monotone
 from theorems.tensor_networks.regression_oracles import (
     Q_VAR,
@@ -86,15 +88,22 @@ def check_remark_4(ctx: Context) -> None:
                 "lim H_3(t)/t = c_3 = π/2: H_L does grow like |t| for L ≥ 3")
 
 
+@functools.cache
+def expansion_limits(depth: int) -> tuple[ZeroTest, sympy.Expr, sympy.Expr]:
+    """(the test of dH/dq = s(q)·dt/dq, lim_{t→0} H/t², the large-t constant of :func:`large_t_correction`) for depth
+    L: properties of H_L alone, computed once per process (seconds of sympy limits), which :func:`expansions_hold`
+    compares with a statement's constants, and its control with other constants."""
+    t, value, time = symbolic_h_of_q(depth), symbolic_H_of_q(depth), symbolic_time_of_q(depth)
+    derivative = is_identically_zero(value.diff(Q_VAR) - time * t.diff(Q_VAR))
+    return derivative, sympy.limit(value / t**2, Q_VAR, 0), large_t_correction(depth)
+
+
 @criterion("for each L: dH/dq = s(q)·dt/dq (so H' = h^(−1)), lim H/t² = small at 0, and the large-t constant "
            "lim (c_L t − H)/t^(2/L) (L ≥ 3) or lim H_2 − (t/2)(ln 4t − 1) (L = 2) equals the given one")
 def expansions_hold(depths: tuple[int, ...], small: sympy.Expr, large: tuple[sympy.Expr, ...]) -> Decision:
     figures, failed = {}, []
     for depth, expected in zip(depths, large, strict=True):
-        t, value, time = symbolic_h_of_q(depth), symbolic_H_of_q(depth), symbolic_time_of_q(depth)
-        derivative = is_identically_zero(value.diff(Q_VAR) - time * t.diff(Q_VAR))
-        at_zero = sympy.limit(value / t**2, Q_VAR, 0)
-        constant = large_t_correction(depth)
+        derivative, at_zero, constant = expansion_limits(depth)
         figures |= {f"L{depth}_small": str(at_zero), f"L{depth}_large": str(constant)}
         if not derivative.proved:
             return Decision(None, f"L = {depth}: dH/dq identity not proved")
