@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "CompiledField": "compiled_fields", "FieldArchitecture": "compiled_fields", "FieldEvaluation": "compiled_fields",
     "compiled_field": "compiled_fields", "field_architecture": "compiled_fields", "field_source": "compiled_fields",
     "generic_only": "compiled_fields", "margin_functions": "compiled_fields", "TensorNetworkField": "compiled_fields",
-    "TensorNetworkSquareField": "compiled_fields",
+    "TensorNetworkSquareField": "compiled_fields", "NetworkSquareField": "compiled_fields",
     "TensorArchitecture": "compiled_descent",
     "data_shape": "compiled_descent", "descent_expression": "compiled_descent", "step_lines": "compiled_descent",
     "Availability": "cuda_descent", "cuda_kernel_ptx": "cuda_descent", "cuda_kernel_source": "cuda_descent",

@@ -35,9 +35,10 @@ and loss); :class:`numerics.flows.GradientFlow` also hands the analytic Jacobian
 (:func:`margin_functions`). Margin objectives on a :class:`~numerics.tensor_network.LinearTensorNetwork` (any
 basis) get a :class:`TensorNetworkField` instead: β(θ) and ∂β/∂θ in one compiled call, the rest a few numpy
 operations, with the same analytic Jacobians; the square loss on them a :class:`TensorNetworkSquareField` (the
-regression claims' flows). Everything else (mpmath, sympy, intervals, torch, batches of θ, the square loss on
-networks, other layers) runs on the generic backend, against which tests/test_fast_fields.py checks every
-quantity to rounding.
+regression claims' flows). The square loss on a network gets a :class:`NetworkSquareField`: not compiled, the
+generic backend's numpy operations without its dispatch (the same bits), one forward and one backward pass per
+evaluation. Everything else (mpmath, sympy, intervals, torch, batches of θ, other layers) runs on the generic
+backend, against which tests/test_fast_fields.py checks every quantity to rounding.
 """
 
 from __future__ import annotations
@@ -331,6 +332,8 @@ class FieldEvaluation(NamedTuple):
 class _FieldQuantities:
     """The :class:`~numerics.losses.Objective`'s float64 quantities, read off one :meth:`evaluate`."""
 
+    analytic_jacobian = True  # evaluate offers DESCENT_JACOBIAN (implicit solvers take it instead of differences)
+
     def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
                  want: int = GRADIENT) -> FieldEvaluation:
         raise NotImplementedError
@@ -537,19 +540,101 @@ class TensorNetworkSquareField(_TensorNetworkFieldBase):
                                descent_jacobian)
 
 
-def compiled_field(objective: Objective) -> CompiledField | TensorNetworkField | TensorNetworkSquareField | None:
+class NetworkSquareField(_FieldQuantities):
+    """The float64 field of a square-loss :class:`~numerics.losses.Objective` on a :class:`~numerics.networks.Network`
+    (any number of outputs and layers, ReLU, leaky ReLU or linear): L, log L, the outputs, the hidden pre-activations
+    and the descent direction from one forward and one backward pass.
+
+    Not compiled: the numpy operations of the generic backend (:meth:`Network.forward`, :meth:`Network.vjp`,
+    :meth:`Objective.value` and :meth:`Objective.gradient`) in the same order, so the same bits (tested in
+    tests/test_fast_fields.py), without the backend's dispatch and without the two further forward passes that the
+    generic value and gradient make (the rank paper's flows evaluate the field 10⁵ times on a 2 × 2 × 2 network).
+    Its :class:`FieldEvaluation`'s margins are the outputs Φ(θ; x_i), n × d_out. No analytic Jacobian: implicit
+    solvers difference the field, as they do the generic one."""
+
+    analytic_jacobian = False
+
+    def __init__(self, objective: Objective) -> None:
+        self.objective = objective
+        model: Network = objective.model
+        self.X, self.Y = objective.X, objective.Y
+        self.n_params, self.n = model.n_params, self.X.shape[0]
+        self._parts = tuple(zip(model.layers, model._slices))
+        self._slope_at_zero = model.relu_slope_at_zero
+        self._leak = float(model.negative_slope) if model.activation == "leaky_relu" else None
+        self._kinked = model.activation in ("relu", "leaky_relu")
+        self._empty = np.zeros(0)
+
+    def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
+                 want: int = GRADIENT) -> FieldEvaluation:
+        """L, log L, the outputs, the pre-activations and (``want`` & :data:`GRADIENT`) e^{log scale}(−∇L), divided
+        by L under ``normalize``; Jacobians are not offered."""
+        if want & (MARGIN_JACOBIAN | DESCENT_JACOBIAN):
+            raise NotImplementedError("NetworkSquareField offers no Jacobians: implicit solvers difference it")
+        if type(theta) is not np.ndarray or theta.dtype != np.float64 or theta.shape != (self.n_params,):
+            raise ValueError(f"θ must be a float64 vector of shape ({self.n_params},), got {np.shape(theta)}")
+        matrices = [layer.matrix(theta[part]) for layer, part in self._parts]
+        hidden, slopes, preactivations, h = [self.X], [], [], self.X
+        for W in matrices[:-1]:
+            z = h @ W.swapaxes(-1, -2)
+            preactivations.append(z)
+            if self._kinked:  # Network._backprop: σ(z) = z·σ'(z), σ'(0) by the network's convention
+                slope = (z > 0).astype(z.dtype) + self._slope_at_zero * (z == 0).astype(z.dtype)
+                if self._leak is not None:
+                    slope = self._leak + (1 - self._leak) * slope
+                slopes.append(slope)
+                z = z * slope
+            hidden.append(z)
+            h = z
+        outputs = h @ matrices[-1].swapaxes(-1, -2)
+        residuals = outputs - self.Y
+        loss = self._scaled(0.5 * (residuals * residuals).sum(axis=(-2, -1)))
+        with np.errstate(divide="ignore"):  # log 0 = −∞ at an exact fit, as the generic log_value gives
+            log_loss = float(np.log(loss))
+        pre = np.concatenate([z.ravel() for z in preactivations]) if preactivations else self._empty
+        if not want & GRADIENT:
+            return FieldEvaluation(log_loss, float(loss), outputs, pre, None, None, None, None)
+        grads: list[np.ndarray] = [self._empty] * len(matrices)
+        delta = residuals
+        for k in range(len(matrices) - 1, -1, -1):
+            grads[k] = self._parts[k][0].pullback(delta.swapaxes(-1, -2) @ hidden[k])
+            if k > 0:
+                delta = delta @ matrices[k]
+                if slopes:
+                    delta = delta * slopes[k - 1]
+        gradient = self._scaled(np.concatenate(grads, axis=-1))
+        descent = -gradient * np.exp(log_scale - (log_loss if normalize else 0.0))
+        return FieldEvaluation(log_loss, float(loss), outputs, pre, descent, None, None, None)
+
+    def _scaled(self, total: Any) -> Any:
+        return total / self.n if self.objective.mean else total
+
+
+def compiled_field(objective: Objective) -> _FieldQuantities | None:
     """The compiled field of ``objective`` (compiled the first time its architecture is met, seconds; then loaded
     from the disk cache), or None where the generic backend must serve it (:func:`field_architecture`, or inside
     :func:`generic_only`). On a linear tensor network a margin objective gets a :class:`TensorNetworkField`, a
-    square-loss one a :class:`TensorNetworkSquareField`."""
+    square-loss one a :class:`TensorNetworkSquareField`; a square-loss objective on a network a
+    :class:`NetworkSquareField` (numpy, no kernel to compile)."""
     if losses._GENERIC_ONLY:
         return None
     if isinstance(objective.model, LinearTensorNetwork):
         if _tensor_square_field_runs(objective):
             return TensorNetworkSquareField(objective)
         return TensorNetworkField(objective) if _tensor_field_runs(objective) else None
+    if _network_square_field_runs(objective):
+        return NetworkSquareField(objective)
     arch = field_architecture(objective)
     return None if arch is None else CompiledField(objective, arch)
+
+
+def _network_square_field_runs(objective: Objective) -> bool:
+    """The square loss on float64 data (n × d_in, n × d_out) of a :class:`~numerics.networks.Network` whose layers
+    give numpy matrices (dense, diagonal, shared weights) and whose slopes are floats."""
+    return (not objective.is_margin and isinstance(objective.model, Network)
+            and all(type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == 2 for a in (objective.X, objective.Y))
+            and isinstance(objective.model.relu_slope_at_zero, (int, float))
+            and isinstance(objective.model.negative_slope, (int, float)))
 
 
 def _float_numbers(data: Any) -> bool:

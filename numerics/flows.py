@@ -18,7 +18,9 @@ Margin losses on small networks run on a compiled field (:mod:`numerics.compiled
 rounding): the field, the kink events and stop conditions cost a few microseconds, and implicit methods (BDF,
 Radau, LSODA) get the field's analytic Jacobian instead of finite differences (:meth:`GradientFlow.jacobian`; it is
 charged as len(z) evaluations, what the finite differences cost, so ``max_evaluations`` bounds the same work). BDF
-factorizes and solves in LAPACK directly (the same calls as scipy's, without their per-call wrappers).
+factorizes and solves in LAPACK directly (the same calls as scipy's, without their per-call wrappers). The square
+loss on networks runs on a numpy field with the generic backend's bits (:class:`~numerics.compiled_fields.
+NetworkSquareField`), which offers no Jacobian: implicit methods difference it, as they do the generic field.
 
 ReLU networks have a discontinuous vector field across the kinks w·x = 0. The curve is integrated one
 activation region at a time: a single terminal event min(sign·pre-activation) over the watched entries (those
@@ -276,8 +278,8 @@ class GradientFlow:
         """∂(dz/ds)/∂z of :meth:`field`, analytic (compiled fields only): with d = e^{log scale}(−∇L) and its
         Jacobian J from the compiled field, the arclength field d/‖d‖ has (I − ffᵀ)J/‖d‖; the τ row of the loss and
         arclength clocks is −(dτ/ds)·(∇ log ds/dt, 1). Zero where the clock is undefined (the field is 0 there)."""
-        if self.compiled is None:
-            raise TypeError("analytic Jacobians need a compiled field (Objective.compiled)")
+        if self.compiled is None or not self.compiled.analytic_jacobian:
+            raise TypeError("analytic Jacobians need a compiled field that offers them (Objective.compiled)")
         if clock in ("real", "log"):
             return self.compiled.evaluate(z, s if clock == "log" else 0.0,
                                           want=DESCENT_JACOBIAN).descent_jacobian.copy()
@@ -388,7 +390,7 @@ class GradientFlow:
         s_end, tau_end = self._clock_end(clock, theta0, t_end), float(np.log1p(t_end))
         rhs = _Counter(lambda s_, z_: self.field(clock, s_, z_, track_time), max_evaluations)
         jacobian = {"jac": rhs.jacobian(lambda s_, z_: self.jacobian(clock, s_, z_, track_time))} \
-            if self.compiled is not None and method in _IMPLICIT else {}
+            if self.compiled is not None and self.compiled.analytic_jacobian and method in _IMPLICIT else {}
         log = _Log(clock, requested, track_time)
         crossings: list[float] = []
 

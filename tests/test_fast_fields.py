@@ -20,7 +20,9 @@ from numerics import exact as E
 from numerics import kkt
 from numerics.compiled_fields import (
     DESCENT_JACOBIAN,
+    MARGIN_JACOBIAN,
     CompiledField,
+    NetworkSquareField,
     TensorNetworkField,
     TensorNetworkSquareField,
     compiled_field,
@@ -28,6 +30,7 @@ from numerics.compiled_fields import (
     field_source,
     generic_only,
 )
+from numerics.descent import gradient_descent
 from numerics.flows import CLOCKS, FlowStatus, GradientFlow, hidden_preactivations, log_loss_below
 from numerics.losses import Objective
 from numerics.networks import Dense, Layer, Network, diagonal, disjoint_patches, fully_connected, leaky_relu_network
@@ -202,7 +205,7 @@ def test_which_inputs_take_the_compiled_path() -> None:
     assert obj.compiled(theta[None, :]) is None  # a batch of runs
     assert obj.compiled(theta.astype(object)) is None  # mpmath / sympy
     assert obj.compiled(theta.astype(np.float32)) is None
-    assert Objective(obj.model, obj.X, obj.Y[:, None], "square").compiled() is None  # a network: margin losses only
+    assert isinstance(Objective(obj.model, obj.X, obj.Y[:, None], "square").compiled(), NetworkSquareField)
     assert Objective(obj.model, obj.X.astype(object), obj.Y, "logistic").compiled() is None
     assert field_architecture(Objective(Network((_Doubled(),)), obj.X, obj.Y, "logistic")) is None
     with generic_only():
@@ -424,3 +427,97 @@ def test_square_loss_tensor_flows_agree_with_the_generic_path() -> None:
     assert fast.status == generic.status == FlowStatus.COMPLETED
     assert np.allclose(fast.final, generic.final, rtol=1e-6, atol=1e-8)
     assert 0.5 < fast.nfev / generic.nfev < 2
+
+
+# -- the square loss on networks (numerics.compiled_fields.NetworkSquareField) ----------------------------------------
+SQUARE_NETWORKS = {  # NETWORKS with regression targets, and the rank paper's 2 × 2 × 2 ReLU network (two outputs)
+    **{name: (net, n, 1) for name, (net, n) in NETWORKS.items()},
+    "rank relu 2-2-2": (fully_connected([2, 2, 2], "relu"), 2, 2),
+    "relu 3-4-2-3, σ'(0) = 1/2": (fully_connected([3, 4, 2, 3], "relu", relu_slope_at_zero=0.5), 5, 3),
+}
+
+
+def network_square_objective(name: str, mean: bool = False, seed: int = 0) -> Objective:
+    net, n, outputs = SQUARE_NETWORKS[name]
+    X, _ = rng_data(seed, n, net.d_in)
+    return Objective(net, X, np.random.default_rng(seed + 1).normal(size=(n, outputs)), "square", mean)
+
+
+def at_a_kink(obj: Objective, theta: np.ndarray) -> np.ndarray:
+    """θ with the first hidden unit's incoming weights zero: its pre-activations are exactly 0 on every sample."""
+    first = obj.model.layers[0]
+    kinked = theta.copy()
+    if first.n_params == first.shape[0] * first.shape[1]:  # dense: row 0 of W_1
+        kinked[:first.shape[1]] = 0.0
+    else:
+        kinked[:1] = 0.0
+    return kinked
+
+
+@pytest.mark.parametrize("mean", [False, True])
+@pytest.mark.parametrize("name", list(SQUARE_NETWORKS))
+def test_network_square_fields_match_the_generic_backend_bit_for_bit(name: str, mean: bool) -> None:
+    """Loss, log-loss, outputs, hidden pre-activations and the descent direction (at a scale, and normalized: the
+    loss clock's field), on and off kinks: the generic backend's operations, so its bits."""
+    obj = network_square_objective(name, mean)
+    field = obj.compiled()
+    assert isinstance(field, NetworkSquareField) and not field.analytic_jacobian
+    with generic_only():
+        generic = Objective(obj.model, obj.X, obj.Y, "square", mean)
+    rng = np.random.default_rng(2)
+    for scale in (0.3, 1.0, 3.0):
+        for theta in (scale * rng.normal(size=obj.model.n_params),):
+            for point in (theta, at_a_kink(obj, theta)):
+                with generic_only():
+                    expected = (float(generic.value(point)), float(generic.log_value(point)),
+                                generic.descent(point, 0.7), *generic.log_value_and_descent(point),
+                                generic.model.forward(point, generic.X), hidden_preactivations(generic, point))
+                evaluation = field.evaluate(point, 0.7)
+                assert (evaluation.loss, evaluation.log_loss) == expected[:2]
+                assert np.array_equal(evaluation.descent, expected[2])
+                assert np.array_equal(evaluation.margins, expected[5])  # the outputs
+                assert np.array_equal(evaluation.preactivations, expected[6])
+                normalized = field.evaluate(point, 0.0, True)
+                assert normalized.log_loss == expected[3] and np.array_equal(normalized.descent, expected[4])
+                assert (float(obj.value(point)), float(obj.log_value(point))) == expected[:2]
+                assert np.array_equal(obj.descent(point, 0.7), expected[2])
+                assert np.array_equal(hidden_preactivations(obj, point), expected[6])
+
+
+def test_network_square_fields_serve_float64_data_and_offer_no_jacobian() -> None:
+    obj = network_square_objective("rank relu 2-2-2")
+    assert isinstance(obj.compiled(), NetworkSquareField)
+    assert Objective(obj.model, obj.X.astype(object), obj.Y, "square").compiled() is None  # exact data
+    assert Objective(obj.model, obj.X, obj.Y.astype(np.float32), "square").compiled() is None
+    assert Objective(obj.model, obj.X, obj.Y[:, 0], "square").compiled() is None  # targets not n × d_out
+    assert obj.compiled(np.ones(obj.model.n_params).astype(object)) is None
+    field = obj.compiled()
+    with pytest.raises(ValueError, match="shape"):
+        field.evaluate(np.ones(obj.model.n_params + 1))
+    for want in (MARGIN_JACOBIAN, DESCENT_JACOBIAN):
+        with pytest.raises(NotImplementedError, match="Jacobians"):
+            field.evaluate(np.ones(obj.model.n_params), want=want)
+    fitted = Objective(obj.model, obj.X, np.zeros_like(obj.Y), "square").compiled()
+    at_zero = fitted.evaluate(np.zeros(obj.model.n_params))  # y = 0 fitted at θ = 0: log L = −∞, no warning
+    assert at_zero.loss == 0.0 and at_zero.log_loss == -np.inf and not np.any(at_zero.descent)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])  # one kink crossing then sliding; no crossing; two crossings
+def test_network_square_flows_and_descent_are_the_generic_ones_bit_for_bit(seed: int) -> None:
+    """The rank paper's flow (real clock, LSODA, which differences the field where it turns stiff, across kinks) and
+    gradient descent, with the numpy field and on the generic backend: the same field bits give the same runs."""
+    obj = network_square_objective("rank relu 2-2-2", seed=seed)
+    theta0 = 0.5 * np.random.default_rng(seed + 10).normal(size=obj.model.n_params)
+    flows, descents = {}, {}
+    for fast in (True, False):
+        with generic_only() if not fast else _nothing():
+            fresh = Objective(obj.model, obj.X, obj.Y, "square")
+            flow = GradientFlow(fresh)
+            assert (flow.compiled is not None) is fast
+            flows[fast] = flow.solve(theta0, 1e4, t_eval=np.array([1.0, 10.0, 1e3, 1e4]))
+            descents[fast] = gradient_descent(fresh, theta0, 200, 0.05, record_every=20)
+    assert flows[True].status == flows[False].status and flows[True].nfev == flows[False].nfev
+    assert np.array_equal(flows[True].theta, flows[False].theta) and np.array_equal(flows[True].t, flows[False].t)
+    assert np.array_equal(flows[True].crossing_times, flows[False].crossing_times)
+    assert np.array_equal(descents[True].theta, descents[False].theta)
+    assert np.array_equal(descents[True].loss, descents[False].loss)

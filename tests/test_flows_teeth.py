@@ -14,6 +14,7 @@ t_end, and the recorded steps (solve_ivp's own accepted steps).
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 from types import SimpleNamespace
 
 import mpmath
@@ -31,6 +32,7 @@ from test_flows import (
     sliding_problem,
 )
 
+from numerics.compiled_fields import generic_only
 from numerics.flows import (
     CLOCKS,
     FlowStatus,
@@ -63,9 +65,12 @@ def exponential_objective() -> Objective:
 W, A, TAU = 0.5, 0.8, 0.3
 
 
-def test_generic_fields_match_hand_computed_values() -> None:
-    flow = GradientFlow(square_objective())
-    assert flow.compiled is None
+@pytest.mark.parametrize("fast", [False, True])
+def test_square_loss_fields_match_hand_computed_values(fast: bool) -> None:
+    """Every clock's field of a square-loss objective, on the generic backend and on its numpy field."""
+    with nullcontext() if fast else generic_only():
+        flow = GradientFlow(square_objective())
+    assert (flow.compiled is not None) is fast
     descent = np.array([2.0, 4.0])
     z = np.append(SQUARE_THETA, TAU)
     np.testing.assert_allclose(flow.field("real", 2.0, SQUARE_THETA), descent, rtol=1e-15)
@@ -132,8 +137,10 @@ def test_analytic_jacobian_matches_central_differences(clock: str, track_time: b
     np.testing.assert_allclose(analytic, numeric, rtol=0, atol=1e-7 * np.max(np.abs(numeric)))
 
 
-def test_jacobian_needs_a_compiled_field() -> None:
-    with pytest.raises(TypeError, match="compiled"):
+def test_jacobian_needs_a_compiled_field_that_offers_one() -> None:
+    with generic_only(), pytest.raises(TypeError, match="compiled"):  # no compiled field
+        GradientFlow(square_objective()).jacobian("real", 0.0, SQUARE_THETA)
+    with pytest.raises(TypeError, match="compiled"):  # the square loss's numpy field: no Jacobian
         GradientFlow(square_objective()).jacobian("real", 0.0, SQUARE_THETA)
 
 

@@ -166,7 +166,9 @@ def test_the_compiled_field_serves_exactly_one_float64_vector():
     assert objective.compiled(theta.astype(object)) is None
     assert objective.compiled(list(theta)) is None
     assert objective.compiled(np.float64(1.0)) is None
-    assert Objective(objective.model, objective.X, np.ones((4, 1)), "square").compiled(theta) is None
+    square = Objective(objective.model, objective.X, np.ones((4, 1)), "square")
+    assert type(square.compiled(theta)).__name__ == "NetworkSquareField"  # the square loss: its numpy field
+    assert Objective(objective.model, objective.X.astype(object), np.ones((4, 1)), "square").compiled(theta) is None
 
 
 def test_mean_divides_by_the_number_of_samples():
