@@ -43,6 +43,7 @@ backend, against which tests/test_fast_fields.py checks every quantity to roundi
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -563,7 +564,7 @@ class NetworkSquareField(_FieldQuantities):
         self._slope_at_zero = model.relu_slope_at_zero
         self._leak = float(model.negative_slope) if model.activation == "leaky_relu" else None
         self._kinked = model.activation in ("relu", "leaky_relu")
-        self._empty = np.zeros(0)
+        self._empty, self._shape = np.zeros(0), (self.n_params,)
 
     def evaluate(self, theta: np.ndarray, log_scale: float = 0.0, normalize: bool = False,
                  want: int = GRADIENT) -> FieldEvaluation:
@@ -571,7 +572,7 @@ class NetworkSquareField(_FieldQuantities):
         by L under ``normalize``; Jacobians are not offered."""
         if want & (MARGIN_JACOBIAN | DESCENT_JACOBIAN):
             raise NotImplementedError("NetworkSquareField offers no Jacobians: implicit solvers difference it")
-        if type(theta) is not np.ndarray or theta.dtype != np.float64 or theta.shape != (self.n_params,):
+        if type(theta) is not np.ndarray or theta.dtype != np.float64 or theta.shape != self._shape:
             raise ValueError(f"θ must be a float64 vector of shape ({self.n_params},), got {np.shape(theta)}")
         matrices = [layer.matrix(theta[part]) for layer, part in self._parts]
         hidden, slopes, preactivations, h = [self.X], [], [], self.X
@@ -589,9 +590,9 @@ class NetworkSquareField(_FieldQuantities):
         outputs = h @ matrices[-1].swapaxes(-1, -2)
         residuals = outputs - self.Y
         loss = self._scaled(0.5 * (residuals * residuals).sum(axis=(-2, -1)))
-        with np.errstate(divide="ignore"):  # log 0 = −∞ at an exact fit, as the generic log_value gives
-            log_loss = float(np.log(loss))
-        pre = np.concatenate([z.ravel() for z in preactivations]) if preactivations else self._empty
+        log_loss = float(np.log(loss)) if loss != 0 else -math.inf  # −∞ at an exact fit, as the generic log_value
+        pre = np.concatenate([z.ravel() for z in preactivations]) if len(preactivations) > 1 else \
+            preactivations[0].ravel() if preactivations else self._empty
         if not want & GRADIENT:
             return FieldEvaluation(log_loss, float(loss), outputs, pre, None, None, None, None)
         grads: list[np.ndarray] = [self._empty] * len(matrices)
@@ -603,7 +604,8 @@ class NetworkSquareField(_FieldQuantities):
                 if slopes:
                     delta = delta * slopes[k - 1]
         gradient = self._scaled(np.concatenate(grads, axis=-1))
-        descent = -gradient * np.exp(log_scale - (log_loss if normalize else 0.0))
+        exponent = log_scale - (log_loss if normalize else 0.0)
+        descent = -gradient if exponent == 0.0 else -gradient * np.exp(exponent)  # e⁰ = 1 exactly
         return FieldEvaluation(log_loss, float(loss), outputs, pre, descent, None, None, None)
 
     def _scaled(self, total: Any) -> Any:
