@@ -368,6 +368,9 @@ def test_a_pool_run_forks_its_workers_from_a_preloaded_server_and_counts_their_t
     from verify.runner import _worker_context, run_claims
 
     assert _worker_context().get_start_method() == "forkserver"
+    _worker_context(["theorems.layer_alignment.flow_lemmas"])  # the run's claim modules join the server's imports
+    assert "theorems.layer_alignment.flow_lemmas" in forkserver._forkserver._preload_modules
+    assert "sympy" in forkserver._forkserver._preload_modules
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     results = run_claims([get("align.eq2"), get("rank.lem14")], Profile.QUICK, jobs=2)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -186,7 +186,8 @@ def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
         return results
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=_worker_context()) as pool:
+        modules = sorted({claim.check.__module__ for claim, _ in tasks})
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=_worker_context(modules)) as pool:
             futures = {pool.submit(_run_by_ids, [c.id for c in family], profile.value, seed, scheduler, device,
                                    after_each): seed for family, seed in _module_groups(tasks)}
             for future in as_completed(futures):
@@ -200,13 +201,15 @@ def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
     return results
 
 
-def _worker_context() -> multiprocessing.context.BaseContext:
-    """A fork server that has imported :data:`WORKER_PRELOAD` (where the platform has one), else spawn. Never a fork
-    of this process: it may hold threads (BLAS, a progress display) or a CUDA context, which a fork does not carry."""
+def _worker_context(claim_modules: Sequence[str] = ()) -> multiprocessing.context.BaseContext:
+    """A fork server that has imported :data:`WORKER_PRELOAD` and the modules of the claims to run (where the platform
+    has one), else spawn: each worker forks with them loaded instead of importing its claims' modules and what they
+    share again. Never a fork of this process: it may hold threads (BLAS, a progress display) or a CUDA context,
+    which a fork does not carry."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(WORKER_PRELOAD))
+    context.set_forkserver_preload([*WORKER_PRELOAD, *claim_modules])
     return context
 
 
