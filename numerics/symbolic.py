@@ -287,13 +287,12 @@ def _is_nonzero(value: sympy.Expr) -> bool | None:
         for prec in (64, 256, 1024):
             with ctx.workprec(prec):
                 enclosure = evaluate()
-            if not enclosure.is_finite():
-                return None
-            if not enclosure.contains(0):
+            if enclosure.is_finite() and not enclosure.contains(0):
                 return True
     except ValueError:  # complex or unsupported constant: no decision
         return None
-    return False
+    # an enclosure that is infinite at one precision (a division by a near-zero) may be finite at the next
+    return False if enclosure.is_finite() else None
 
 
 def _spot_check(entries: list[sympy.Expr], samples: int, seed: int) -> SpotCheck:
