@@ -580,3 +580,25 @@ def test_claim_processes_collect_less_often_and_keep_more_of_sympys_cache(monkey
         assert os.environ["SYMPY_CACHE_SIZE"] == "5"  # the user's own setting is kept
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_pool_run_reads_its_claims_off_the_index_and_imports_none_of_them(tmp_path) -> None:
+    """`verify run --jobs 2`: the workers import the claims; the command's own process schedules them from the index
+    (ids, modules, corrected pairs) without importing a claim module or the libraries they need."""
+    import subprocess
+    import sys
+
+    results = tmp_path / "results.json"
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys\nfrom verify import cli\nif __name__ == '__main__':\n"
+        f"    rc = cli.main(['--store', {str(tmp_path)!r}, 'run', 'align.eq2', 'rank.lem14', '--jobs', '2', "
+        f"'--json', {str(results)!r}])\n"
+        "    claims = [m for m in sys.modules if m.startswith('theorems.') and m.count('.') >= 2]\n"
+        "    print(rc, 'sympy' in sys.modules, len(claims))\n")
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+            for _ in range(2)]  # the first builds the store's index (importing every claim once), the second reads it
+    assert runs[1].stdout.split()[-3:] == ["0", "False", "0"], runs[1].stderr[-2000:]
+    data = json.loads(results.read_text())
+    assert [r["id"] for r in data["results"]] == ["align.eq2", "rank.lem14"]
+    assert all(r["verdict"] == r["expected"] for r in data["results"])

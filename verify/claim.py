@@ -810,6 +810,12 @@ class Claim:
     conclusions: Mapping[str, Verdict] = field(default_factory=dict)  # each part of the statement, expected verdict
     erratum: str | None = None  # a claim refuted as printed: "substantive" or "literal" (ERRATA_NATURES)
 
+
+    @property
+    def module(self) -> str:
+        """The module that defines the claim's check (what a worker process imports to run it)."""
+        return self.check.__module__
+
     def to_summary(self) -> dict[str, Any]:
         return {"id": self.id, "paper": self.paper, "ref": self.ref, "kind": self.kind, "title": self.title,
                 "expected": self.expected.value,

@@ -27,12 +27,14 @@ from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
 from verify.registry import (
+    ClaimRef,
     ClaimSummary,
     UnknownClaimError,
     get,
     paper_key,
     registered_count,
     select,
+    select_for_pool,
     summaries,
     use_index,
 )
@@ -227,13 +229,14 @@ def _check_device(device: str | None, profile: str | None = None) -> None:
                          "add --device cpu to run its sample sizes on the CPU anyway")
 
 
-def _selection(claims: Sequence[Claim], args: argparse.Namespace) -> dict[str, object]:
+def _selection(claims: Sequence[Claim | ClaimRef], args: argparse.Namespace) -> dict[str, object]:
     """What a run covers, kept in its provenance: the report names itself and says so on page 1."""
     return {"claims": len(claims), "registered": registered_count(), "paper": args.paper, "ids": list(args.ids)}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    claims = select(args.ids, args.paper)
+    # a pool's workers import the claims; this process then needs only their ids and modules (from the index)
+    claims = (select_for_pool(args.ids, args.paper) if args.jobs > 1 else None) or select(args.ids, args.paper)
     if not claims:
         raise UsageError("no claim matches the selection")
     _check_device(args.device, args.profile)

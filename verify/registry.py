@@ -188,8 +188,34 @@ def select(ids: Iterable[str] = (), paper: str | None = None) -> list[Claim]:
     return [c for c in chosen if paper is None or c.paper == paper]
 
 
+def select_for_pool(ids: Iterable[str] = (), paper: str | None = None) -> list[ClaimRef] | None:
+    """:func:`select`'s claims as :class:`ClaimRef` read off the index in use, importing no claim module (a pool's
+    workers import them); None where no fresh index covers the selection (then :func:`select`)."""
+    if _loaded or (paper is not None and paper not in PAPERS):
+        return None
+    entries = {e.id: e for e in _indexed()}
+    if not entries or any(e.module is None for e in entries.values()):
+        return None
+    ids = list(ids)
+    if any(i not in entries for i in ids):
+        return None  # select reports the unknown id
+    chosen = [entries[i] for i in ids] if ids else list(entries.values())
+    return [ClaimRef(e.id, e.paper, e.module, e.corrects) for e in chosen if paper is None or e.paper == paper]
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    """What a process pool needs to schedule a claim (its id, its paper, the module defining it and the claim it
+    corrects), read off the index without importing the claim."""
+
+    id: str
+    paper: str
+    module: str
+    corrects: str | None = None
+
+
 # -- the index: which claims exist and where, without importing them ----------------------------------------------
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 INDEX_VARIABLE = "IBVERIFY_CLAIM_INDEX"  # the index file in use, inherited by worker processes
 
 
@@ -203,6 +229,7 @@ class IndexEntry:
     line: int | None
     module: str | None = None
     summary: dict | None = None  # Claim.to_summary(): what `verify list` shows
+    corrects: str | None = None  # the claim this variant corrects (a pool runs the two in one worker)
 
 
 @dataclass(frozen=True)
@@ -286,7 +313,7 @@ def claim_index(cache: Path | None = None) -> list[IndexEntry]:
     for item in all_claims():
         file, line = definition_site(item)
         entries.append(IndexEntry(item.id, item.paper, None if file is None else str(file), line,
-                                  getattr(item.check, "__module__", None), item.to_summary()))
+                                  getattr(item.check, "__module__", None), item.to_summary(), item.corrects))
     if fresh and not LOAD_PROBLEMS:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.claim import Claim, ConclusionResult, Context, Evidence, Profile, Verdict, decide
-from verify.registry import get
+from verify.registry import ClaimRef, get
 
 DEFAULT_SEED = 20240601
 # What every pool worker imports before its first claim (about 4 CPU-seconds: sympy, scipy, cvxpy, numba). A fork
@@ -126,13 +126,13 @@ def _run_by_ids(claim_ids: Sequence[str], profile: str, seed: int, scheduler: st
     return [_run_then(get(claim_id), Profile(profile), seed, scheduler, device, after_each) for claim_id in claim_ids]
 
 
-def _module_groups(tasks: Sequence[tuple[Claim, int]]) -> list[tuple[list[Claim], int]]:
+def _module_groups(tasks: Sequence[tuple[Claim | ClaimRef, int]]) -> list[tuple[list[Claim | ClaimRef], int]]:
     """Tasks grouped by the module that defines the claim's check (a corrected variant joins its claim's group), one
     group per seed, claims in their order: a worker runs a group one claim after the other. Claims of one module share
     memoized computations (a construction's certificates, a flow read by a claim and its correction), which claims
     spread over processes would each redo (a quick run took 144 CPU-s on two workers, 105 in one process)."""
-    module = {claim.id: claim.check.__module__ for claim, _ in tasks}
-    groups: dict[tuple[str, int], list[Claim]] = {}
+    module = {claim.id: claim.module for claim, _ in tasks}
+    groups: dict[tuple[str, int], list[Claim | ClaimRef]] = {}
     for claim, seed in tasks:
         home = module.get(claim.corrects or claim.id, module[claim.id])
         groups.setdefault((home, seed), []).append(claim)
@@ -172,7 +172,7 @@ def provenance(profile: Profile, seed: int) -> dict[str, Any]:
     }
 
 
-def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
+def _run_tasks(tasks: Sequence[tuple[Claim | ClaimRef, int]], profile: Profile, jobs: int,
                on_result: Callable[[ClaimResult, int], None] | None, scheduler: str | None, device: str | None,
                after_each: Callable[[ClaimResult], None] | None) -> dict[tuple[str, int], ClaimResult]:
     """Run (claim, seed) tasks, in a process pool when jobs > 1 (:func:`_worker_context`); results by (claim id,
@@ -180,13 +180,14 @@ def _run_tasks(tasks: Sequence[tuple[Claim, int]], profile: Profile, jobs: int,
     results: dict[tuple[str, int], ClaimResult] = {}
     if jobs <= 1:
         for item, seed in tasks:
-            results[item.id, seed] = _run_then(item, profile, seed, scheduler, device, after_each)
+            claim = item if isinstance(item, Claim) else get(item.id)
+            results[item.id, seed] = _run_then(claim, profile, seed, scheduler, device, after_each)
             if on_result:
                 on_result(results[item.id, seed], seed)
         return results
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # claims are small; threads would oversubscribe
     try:
-        modules = sorted({claim.check.__module__ for claim, _ in tasks})
+        modules = sorted({claim.module for claim, _ in tasks})
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_worker_context(modules)) as pool:
             futures = {pool.submit(_run_by_ids, [c.id for c in family], profile.value, seed, scheduler, device,
                                    after_each): seed for family, seed in _module_groups(tasks)}
@@ -249,7 +250,7 @@ def seed_range(first: int, count: int) -> list[int]:
 
 
 def run_seeds(
-    claims: Sequence[Claim],
+    claims: Sequence[Claim | ClaimRef],
     profile: Profile,
     seeds: Sequence[int],
     jobs: int = 1,
@@ -258,7 +259,8 @@ def run_seeds(
     device: str | None = None,
     after_each: Callable[[ClaimResult], None] | None = None,
 ) -> dict[int, RunResults]:
-    """Run every claim at every seed (one pool for all of them); one :class:`RunResults` per seed, in order.
+    """Run every claim at every seed (one pool for all of them); one :class:`RunResults` per seed, in order. A pool
+    (jobs > 1) also takes :class:`~verify.registry.ClaimRef` from the index, so that this process imports no claim.
 
     A claim's verdict must not depend on the seed: :func:`seed_misses` lists the (claim, seed) pairs that missed.
     """
