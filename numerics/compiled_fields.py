@@ -561,8 +561,7 @@ class NetworkSquareField(_FieldQuantities):
         self.X, self.Y = objective.X, objective.Y
         self.n_params, self.n = model.n_params, self.X.shape[0]
         self._parts = tuple(zip(model.layers, model._slices))
-        self._slope_at_zero = model.relu_slope_at_zero
-        self._leak = float(model.negative_slope) if model.activation == "leaky_relu" else None
+        self._slopes = model._slopes  # σ'(z), the network's convention at 0 (ReLU and leaky ReLU)
         self._kinked = model.activation in ("relu", "leaky_relu")
         self._empty, self._shape = np.zeros(0), (self.n_params,)
 
@@ -580,9 +579,7 @@ class NetworkSquareField(_FieldQuantities):
             z = h @ W.swapaxes(-1, -2)
             preactivations.append(z)
             if self._kinked:  # Network._backprop: σ(z) = z·σ'(z), σ'(0) by the network's convention
-                slope = (z > 0).astype(z.dtype) + self._slope_at_zero * (z == 0).astype(z.dtype)
-                if self._leak is not None:
-                    slope = self._leak + (1 - self._leak) * slope
+                slope = self._slopes(z)
                 slopes.append(slope)
                 z = z * slope
             hidden.append(z)
