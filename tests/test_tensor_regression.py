@@ -101,7 +101,9 @@ def test_minimizer_is_a_kkt_point(depth, alpha):
     objective = R.WeightedH.of_initialization(depth, alpha, np.array([1.0, 0.6, 1.5, 0.8]))
     result = objective.minimize(A, y)
     assert result.newton.converged and result.newton.iterations <= 25
-    assert result.feasibility <= 1e-13 and objective.stationarity(A, result.rho) <= 1e-11
+    # feasibility rounds at the scale of the multipliers (1.6e-15·|ν|: 2.9e-13 at |ν| = 184 for depth 4, α = 0.05)
+    assert result.feasibility <= 1e-14 * max(1.0, float(np.max(np.abs(result.nu))))
+    assert objective.stationarity(A, result.rho) <= 1e-11
     null = np.linalg.svd(A)[2][2:]
     for direction in rng.normal(size=(10, 2)) @ null:  # feasible perturbations increase Q
         assert objective.value(result.rho + 1e-3 * direction) > objective.value(result.rho)
