@@ -10,6 +10,7 @@ from verify.claim import (
     ClaimDefinitionError,
     Context,
     Criterion,
+    Decision,
     Evidence,
     EvidenceKind,
     Profile,
@@ -106,6 +107,25 @@ def test_control_is_the_same_criterion_on_perturbed_arguments():
     assert control.change == "bound: 2 → 0.5 (wrong constant)"
     assert ctx.evidence[0].arguments == {"value": "1", "bound": "2"}
     assert not ctx.control("control that holds", LESS(1, 3))  # not rejected: the control fails
+
+
+def test_a_control_with_a_reason_counts_only_when_rejected_for_that_reason():
+    def within(value, low, high):
+        if value < low:
+            return Decision(False, "below the interval")
+        return Decision(value <= high, "inside" if value <= high else "above the interval")
+
+    interval = Criterion("low ≤ value ≤ high", within)
+    ctx = Context("rank.x", Profile.QUICK, 1)
+    ctx.prove("inside", "exact", interval(1, 0, 2))
+    assert ctx.control("upper end lowered", interval(1, 0, 0.5), because="above")
+    assert ctx.evidence[-1].passed
+    assert not ctx.control("upper end lowered, but the value moved below", interval(-1, 0, 0.5), because="above")
+    control = ctx.evidence[-1]
+    assert not control.passed and "not for the intended reason ('above')" in control.detail
+    assert not ctx.control("not rejected at all", interval(1, 0, 3), because="above")
+    judgement = decide(ctx.evidence, cited=False, conclusions={"statement": Verdict.CERTIFIED})
+    assert judgement.verdict is Verdict.TOOTHLESS
 
 
 def test_controls_not_built_from_the_criterion_are_refused():

@@ -615,9 +615,11 @@ class Context:
 
     def control(self, name: str, perturbed: Application, change: str = "", detail: str = "",
                 figures: Mapping[str, Any] | None = None, plot: Plot | None = None, *,
-                conclusion: str | None = None) -> bool:
+                conclusion: str | None = None, because: str | None = None) -> bool:
         """A negative control: ``perturbed`` is a call of a criterion that decided an evidence item of this claim,
-        on perturbed arguments; it is rejected only when the criterion answers "does not hold".
+        on perturbed arguments; it is rejected only when the criterion answers "does not hold", and, with
+        ``because``, only when its answer gives that reason (a text its detail contains): a control rejected for
+        another reason (a broken input, another condition failing) has shown nothing about the perturbation.
 
         The control bears on the conclusion of the evidence item whose call it perturbs (the one whose arguments
         differ least; ``conclusion=`` restricts the choice to that conclusion's items); ``change`` describes the
@@ -647,6 +649,9 @@ class Context:
         parts = [detail, perturbed.decision.detail]
         if not decided:
             parts.append("the criterion could not decide, which is not a rejection")
+        elif rejected and because is not None and because not in perturbed.decision.detail:
+            rejected = False
+            parts.append(f"rejected, but not for the intended reason ('{because}')")
         merged = dict(perturbed.decision.figures)
         merged.update(figures or {})
         item = self._item(name, EvidenceKind.NEGATIVE_CONTROL, Role.CONTROL, rejected,

@@ -410,7 +410,8 @@ def check_ass1(ctx: Context) -> None:
     ctx.prove("encoding classifies the exact cases", "exact", classifies(satisfies_assumption1, 1, 0),
               "unit norms decided exactly (y_iᵀy_i − 1 = 0) and independence by det Y ≠ 0")
     ctx.control("independence dropped", classifies(unit_norms_only, 1, 0),
-                "checking unit norms only accepts the parallel targets (y_2 = −y_1), which Assumption 1 excludes")
+                "checking unit norms only accepts the parallel targets (y_2 = −y_1), which Assumption 1 excludes",
+                because="misclassified: antipodal inputs, parallel targets")
 
 
 def negative_inner_product(X: np.ndarray) -> bool:
@@ -437,7 +438,8 @@ def check_ass2(ctx: Context) -> None:
     ctx.prove("inner-product encoding classifies the exact cases", "exact", classifies(satisfies_assumption2, 0, 1),
               "arccos is strictly decreasing, so for unit vectors π/2 < ∠ < π ⇔ −1 < x_1ᵀx_2 < 0; decided exactly")
     ctx.control("unit norms dropped", classifies(negative_inner_product, 0, 1),
-                "x_1ᵀx_2 < 0 alone accepts the non-unit obtuse pair, which Assumption 2 excludes")
+                "x_1ᵀx_2 < 0 alone accepts the non-unit obtuse pair (and the antipodal one, x_1ᵀx_2 = −1), which "
+                "Assumption 2 excludes", because="misclassified: antipodal inputs, parallel targets, non-unit obtuse")
 
 
 REGION_DEFINITIONS = {  # Definition 1 on the sign pattern (sign wᵀx_1, sign wᵀx_2)

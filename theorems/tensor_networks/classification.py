@@ -1192,30 +1192,37 @@ def _single_point_bound_runs(ctx: Context) -> list[LossBoundRun]:
     return runs
 
 
-def _exact_initial_slope(bound: sympy.Expr) -> sympy.Expr:
-    """d = 1 diagonal network, x = y = 1, w(0) = (2, 1), α = 1: λ = 3, γ = s_min = 1, c = 3, L(0) = e^(−2) (also
-    Theorem 3's setting: one point, M(x) = x = 1, s = 1, α²λ‖s‖² = 3).
-
-    g(t) = L(t) − B(t) has g(0) = 0 and g'(0) = −‖∇L(θ0)‖² − B'(0); g'(0) > 0 means L exceeds B for small t > 0."""
-    w1, w2, t = sympy.symbols("w1 w2 t", real=True)
-    loss = sympy.exp(-w1 * w2)
-    point = {w1: 2, w2: 1}
-    squared_gradient = (sympy.diff(loss, w1) ** 2 + sympy.diff(loss, w2) ** 2).subs(point)
-    return sympy.simplify(-squared_gradient - sympy.diff(bound, t).subs(t, 0))
-
-
-_T, _C, _L0 = sympy.Symbol("t", real=True), sympy.Integer(3), sympy.exp(-2)
+_W0 = (2, 1)  # w(0) of the d = 1 instance (x = y = 1, α = 1)
+_T = sympy.Symbol("t", real=True)
+_L0 = sympy.exp(-sympy.Integer(_W0[0] * _W0[1]))  # L(0) = e^(−w1 w2)
+_C = sympy.Integer(_W0[0] ** 2 - _W0[1] ** 2)  # c = α^(2L−2) λ^(L−1) s_min² γ², L = 2, α = γ = s_min = 1, λ = w1² − w2²
 PRINTED_BOUND = _L0 / (1 + _C * _T)
 CORRECTED_BOUND = _L0 / (1 + _C * _L0 * _T)
 
 
-@criterion("L(t) − B(t) vanishes at t = 0 with a positive derivative (d = 1, w(0) = (2, 1), c = 3; sympy sign)")
+def _exact_initial_gap(bound: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """(g(0), g'(0)) for g(t) = L(t) − B(t) on the d = 1 diagonal network, x = y = 1, w(0) = (2, 1), α = 1: λ = 3,
+    γ = s_min = 1, c = 3, L(0) = e^(−2) (also Theorem 3's setting: one point, M(x) = x = 1, s = 1, α²λ‖s‖² = 3).
+
+    g'(0) = −‖∇L(θ0)‖² − B'(0); with g(0) = 0, g'(0) > 0 means L exceeds B for small t > 0."""
+    w1, w2 = sympy.symbols("w1 w2", real=True)
+    loss = sympy.exp(-w1 * w2)
+    point = {w1: _W0[0], w2: _W0[1]}
+    squared_gradient = (sympy.diff(loss, w1) ** 2 + sympy.diff(loss, w2) ** 2).subs(point)
+    start = sympy.simplify(loss.subs(point) - bound.subs(_T, 0))
+    return start, sympy.simplify(-squared_gradient - sympy.diff(bound, _T).subs(_T, 0))
+
+
+@criterion("L(t) − B(t) vanishes at t = 0 with a positive derivative (d = 1, w(0) = (2, 1), c = 3; sympy, exact)")
 def exceeds_near_zero(bound: sympy.Expr) -> Decision:
-    slope = _exact_initial_slope(bound)
+    start, slope = _exact_initial_gap(bound)
+    if start != 0:
+        return Decision(False, f"g(0) = L(0) − B(0) = {start} ≠ 0: B does not start at L(0)",
+                        {"initial_gap": float(start)})
     positive = slope.is_positive
     if positive is None:
         return Decision(None, f"sign of {slope} undecided")
-    return Decision(bool(positive), f"g'(0) = {slope} ≈ {float(slope):.4g}", {"initial_slope": float(slope)})
+    return Decision(bool(positive), f"g(0) = 0, g'(0) = {slope} ≈ {float(slope):.4g}", {"initial_slope": float(slope)})
 
 
 @criterion("max_t L(t)/B(t) > 1 + 1e-6 in some run (B the bound of the given form)")
@@ -1270,7 +1277,10 @@ def check_d2(ctx: Context) -> None:
                            "B = L(0)/(1 + 3t), L(0) = e^(−2): a closed form in e^(−2), its sign decided by sympy",
                            conclusion=conclusion)
         ctx.control(f"{setting}: the corrected bound is not exceeded near t = 0", exceeds_near_zero(CORRECTED_BOUND),
-                    change="B: L(0)/(1 + ct) → L(0)/(1 + c L(0) t)")
+                    change="B: L(0)/(1 + ct) → L(0)/(1 + c L(0) t)", because="g(0) = 0, g'(0) = -2*exp(-4)")
+        ctx.control(f"{setting}: a bound that starts below L(0) is no counterexample near t = 0",
+                    exceeds_near_zero(_L0 / (2 + _C * _T)), change="B: L(0)/(1 + ct) → L(0)/(2 + ct) (B(0) = L(0)/2)",
+                    because="B does not start at L(0)")
         ctx.counterexample(f"{setting}: flows exceed the printed bound", "numeric",
                            bound_exceeded(tuple(runs), "printed"), f"{len(runs)} real-time flows, t ∈ [1e-4, 1e3]",
                            plot=line(f"{setting}: loss over the printed bound",
