@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,29 @@ def test_annotations_and_keyword_only_markers_are_not_mutated(tmp_path: Path) ->
     for m in mutants:
         original, mutated, _ = mutation.changed_lines(source, mutation.mutate_source(source, m))
         assert original.splitlines()[0] == source.splitlines()[m.start[0] - 1].strip() != mutated
+
+
+def test_presentation_and_other_profile_positions_are_left_out_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text('n = ctx.pick(3, 5 - 1, paper=7)\n'
+                                   'q = ctx.pick(quick=2, full=4)\n'
+                                   'label = f"{n + 1:.3g} of {q}" + str(n * 2)\n'
+                                   'r = rng.pick(8, 9)\n'
+                                   'pick(10, 11)\n')
+    operators = mutation.resolve_operators(["number", "arithmetic-all"])
+    left_out: Counter[str] = Counter()
+    kept = mutation.enumerate_mutants(tmp_path, ["m.py"], operators, left_out)
+    lines = sorted({m.start[0] for m in kept})
+    assert lines == [1, 2, 3, 4, 5]
+    assert {m.start for m in kept if m.start[0] == 1} == {(1, 13)}  # the quick value only
+    assert {m.start for m in kept if m.start[0] == 2} == {(2, 19)}  # quick=2, not full=4
+    assert {m.start for m in kept if m.start[0] == 3} == {(3, 30), (3, 38), (3, 40)}  # not the f-string's n + 1
+    assert len({m.start for m in kept if m.start[0] == 4}) == 2  # another object's pick is no Context.pick
+    assert len({m.start for m in kept if m.start[0] == 5}) == 2  # nor a plain function named pick
+    every = mutation.enumerate_mutants(tmp_path, ["m.py"], operators, every_position=True)
+    assert len(every) == len(kept) + sum(left_out.values())
+    # each number has 2 mutants (±1) and each + or − 11: the f-string's n + 1 gives 2 + 11; 5 − 1, 7 and 4 give
+    # 2 + 2 + 11 + 2 + 2
+    assert left_out == {mutation.PRESENTATION: 13, mutation.OTHER_PROFILE: 19}
 
 
 @pytest.mark.slow  # ≈ 10 s: a baseline and 20 pytest runs in subprocesses

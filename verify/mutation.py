@@ -189,9 +189,11 @@ class Mutant:
         return Mutant(**{**data, "start": tuple(data["start"]), "end": tuple(data["end"])})
 
 
-def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]) -> list[Mutant]:
+def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str],
+                     left_out: Counter[str] | None = None, every_position: bool = False) -> list[Mutant]:
     """Every mutant of ``operators`` in ``files`` (relative to ``tree``), in cosmic-ray's order; lines marked
-    ``# pragma: no mutate`` are left alone."""
+    ``# pragma: no mutate`` are left alone, and so (unless ``every_position``) are the positions of
+    :func:`left_out_reason`, counted by reason in ``left_out``."""
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.ast.ast_query import ASTQuery
 
@@ -210,7 +212,11 @@ def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]
                     variant = seen[(start, end)]
                     seen[(start, end)] += 1
                     line = lines[start[0] - 1] if start[0] <= len(lines) else ""
-                    if PRAGMA not in line and not _not_code(node, name):
+                    why = None if every_position else left_out_reason(node)
+                    if why is not None and PRAGMA not in line and not _not_code(node, name):
+                        if left_out is not None:
+                            left_out[why] += 1
+                    elif PRAGMA not in line and not _not_code(node, name):
                         mutants.append(Mutant(f"{rel}:{start[0]}:{start[1]}:{short}:{variant}", rel, name,
                                               occurrence, tuple(start), tuple(end),
                                               ASTQuery(node).get_definition_name()))
@@ -231,6 +237,49 @@ def _in_annotation(node: Any) -> bool:
             return True
         child, parent = parent, parent.parent
     return False
+
+
+PRESENTATION = "presentation"
+OTHER_PROFILE = "other profile"
+LEFT_OUT = {
+    PRESENTATION: "inside an f-string: the text of a detail, a label or a name, never an input of a decision",
+    OTHER_PROFILE: "a value of ctx.pick(...) for the full, paper or gpu profile (its second and later arguments): "
+                   "the claims run at the quick profile here, which never reads it",
+}
+"""The positions left out of a run by default (``every_position`` keeps them), with the reason: no test or claim
+at the profile the run uses can tell such a mutant from the original, so each would count as a survivor that says
+nothing about the checks."""
+
+
+def left_out_reason(node: Any) -> str | None:
+    """The key of :data:`LEFT_OUT` that covers a mutation position, or None."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "fstring":
+            return PRESENTATION
+        if parent.type == "trailer" and parent.children[0].type == "operator" and parent.children[0].value == "(":
+            called = parent.get_previous_sibling()
+            owner = called.get_previous_sibling() if called is not None else None
+            if called is not None and called.type == "trailer" and called.children[-1].type == "name" and \
+                    called.children[-1].value == "pick" and owner is not None and owner.type == "name" and \
+                    owner.value == "ctx" and _argument_key(parent, node) not in (None, 0, "quick"):
+                return OTHER_PROFILE
+        parent = parent.parent
+    return None
+
+
+def _argument_key(call: Any, node: Any) -> int | str | None:
+    """The argument of the call ``call`` (a parso trailer ``( … )``) that holds ``node``: its keyword, or its
+    position; None for a comma."""
+    inner = call.children[1]
+    arguments = [c for c in inner.children if not (c.type == "operator" and c.value == ",")] \
+        if inner.type == "arglist" else [inner]
+    for index, argument in enumerate(arguments):
+        if argument.start_pos <= node.start_pos and node.end_pos <= argument.end_pos:
+            keyword = argument.type == "argument" and argument.children[1].type == "operator" and \
+                argument.children[1].value == "="
+            return argument.children[0].value if keyword else index
+    return None
 
 
 def _not_code(node: Any, operator: str) -> bool:
@@ -751,12 +800,13 @@ class Options:
     resume: bool = False
     preload: Sequence[str] = DEFAULT_PRELOAD
     dry_run: bool = False
+    every_position: bool = False  # also the positions of LEFT_OUT
 
     def key(self) -> dict[str, Any]:
         """What must match for ``resume`` to continue a session."""
         return {"paths": list(self.paths), "modules": list(self.modules), "exclude": list(self.exclude),
                 "operators": list(self.operators), "tests": list(self.tests), "sample": self.sample,
-                "seed": self.seed}
+                "seed": self.seed, "every_position": self.every_position}
 
 
 @dataclass
@@ -833,14 +883,15 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
 
     if state is None:
         files = target_files(root, options.paths, options.modules, options.exclude)
-        mutants = enumerate_mutants(root, files, operators)
+        left_out: Counter[str] = Counter()
+        mutants = enumerate_mutants(root, files, operators, left_out, options.every_position)
         if options.sample is not None and options.sample < len(mutants):
             chosen = set(random.Random(options.seed).sample(range(len(mutants)), options.sample))
             mutants = [m for i, m in enumerate(mutants) if i in chosen]
         log(f"{len(mutants)} mutants in {len(files)} files ({len(operators)} cosmic-ray operators)")
         if options.dry_run:
             return _report(options, operators, files, mutants, None, {}, equivalents, equivalent_path, started,
-                           cpu_start, load_before, folder)
+                           cpu_start, load_before, folder, left_out)
         if folder.exists():
             for name in ("snapshot", "baseline", "workers", "session.json", "session.sqlite"):
                 target = folder / name
@@ -856,14 +907,14 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
         log(f"snapshot: {count} files copied to {snapshot}")
         baseline = run_baseline(snapshot, options.tests, files, options.jobs, folder / "baseline", log)
         compile_checked(snapshot, (p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*.py")))
-        state = {"key": options.key(), "files": files, "operators": operators,
+        state = {"key": options.key(), "files": files, "operators": operators, "left_out": dict(left_out),
                  "mutants": [m.to_json() for m in mutants], "baseline": baseline.to_json()}
         state_path.write_text(json.dumps(state))
         db = WorkDB(str(folder / "session.sqlite"), WorkDB.Mode.create)
         db.add_work_items(_work_items(mutants))
         results: dict[str, dict[str, Any]] = {}
     else:
-        files, operators = state["files"], state["operators"]
+        files, operators, left_out = state["files"], state["operators"], Counter(state.get("left_out", {}))
         mutants = [Mutant.from_json(m) for m in state["mutants"]]
         baseline = Baseline.from_json(state["baseline"])
         db = WorkDB(str(folder / "session.sqlite"), WorkDB.Mode.open)
@@ -919,7 +970,7 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
                                     **({"output": reply["output"][-2000:]} if outcome == ERROR else {})})
     db.close()
     return _report(options, operators, files, mutants, baseline, results, equivalents, equivalent_path, started,
-                   cpu_start, load_before, folder)
+                   cpu_start, load_before, folder, left_out)
 
 
 def _work_items(mutants: Sequence[Mutant]) -> Iterator[Any]:
@@ -951,7 +1002,7 @@ def score(killed: int, survived: int) -> float | None:
 def _report(options: Options, operators: Sequence[str], files: Sequence[str], mutants: Sequence[Mutant],
             baseline: Baseline | None, results: dict[str, dict[str, Any]], equivalents: Sequence[Equivalent],
             equivalent_path: Path, started: float, cpu_start: float, load_before: list[float],
-            folder: Path) -> dict[str, Any]:
+            folder: Path, left_out: Counter[str] | None = None) -> dict[str, Any]:
     import cosmic_ray
 
     rows: dict[str, Counter[str]] = {f: Counter() for f in files}
@@ -1018,6 +1069,8 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
             "wall_seconds": baseline.wall_seconds, "cpu_seconds": baseline.cpu_seconds,
             "startup_seconds": baseline.startup_seconds},
         "modules": modules, "total": totals,
+        "left_out": {reason: {"positions": count, "why": LEFT_OUT[reason]}
+                     for reason, count in sorted((left_out or {}).items())},
         "by_operator": {op: dict(c) for op, c in sorted(per_operator.items())},
         "survivors": survivors, "equivalent": listed, "stale_equivalent": stale,
         "mutants": judged if results else [m.to_json() for m in mutants],

@@ -75,6 +75,9 @@ def build_teeth_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-preload", action="store_true",
                    help="workers import nothing ahead of the test runs (slower; for debugging)")
     p.add_argument("--dry-run", action="store_true", help="count the mutants per module and stop")
+    p.add_argument("--every-position", action="store_true",
+                   help="also mutate the positions left out by default (f-strings, ctx.pick's values for the "
+                        "full, paper and gpu profiles): each would survive at the quick profile")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON ('-' for stdout)")
     p.add_argument("--survivors", action="store_true",
                    help="list the survivors with their lines (and an [[equivalent]] stub for each with --stubs)")
@@ -96,7 +99,7 @@ def cmd_teeth(argv: Sequence[str], store: str | None = None) -> int:
                       sample=args.sample, seed=args.seed, timeout_factor=args.timeout_factor,
                       timeout_base=args.timeout_base, equivalent=Path(args.equivalent) if args.equivalent else None,
                       session=session, resume=args.resume, preload=() if args.no_preload else DEFAULT_PRELOAD,
-                      dry_run=args.dry_run)
+                      dry_run=args.dry_run, every_position=args.every_position)
     to_stdout = args.json == "-"
 
     def log(line: str) -> None:
@@ -161,6 +164,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         b = report["baseline"]
         lines.append(f"baseline: {b['tests']} passing tests and claims under coverage in {b['wall_seconds']:.0f} s"
                      + (f"; {len(b['failed'])} failing, not used: {', '.join(b['failed'][:5])}" if b["failed"] else ""))
+    for reason, entry in report.get("left_out", {}).items():
+        lines.append(f"left out ({reason}): {entry['positions']} positions, {entry['why']} (--every-position "
+                     "mutates them too)")
     judged = total["mutants"] - total["not_run"]
     lines.append(f"{judged} of {total['mutants']} mutants judged in {report['wall_seconds']:.0f} s wall, "
                  f"{report['cpu_seconds']:.0f} s CPU ({runs['runs']} test runs, {runs['total']:.0f} s); "
