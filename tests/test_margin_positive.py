@@ -11,7 +11,7 @@ from numerics.networks import diagonal, fully_connected
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
 from theorems.margin_maximization.definitions import flow_path, locally_connected, teacher_data
-from theorems.margin_maximization.lemmas_c import tangent_line_proof, worst_slack
+from theorems.margin_maximization.lemmas_c import worst_slack
 
 
 def test_group_lasso_of_a_diagonal_network_is_the_l1_max_margin():
@@ -79,7 +79,6 @@ def test_fan_instance_and_the_loss_threshold():
 
 
 def test_am_gm_search_and_its_controls():
-    assert tangent_line_proof()
     rng = np.random.default_rng(3)
     assert worst_slack(rng, 3, 3, 1.0, 5000) >= -1e-12
     assert worst_slack(rng, 3, 4, 1.0, 5000) < -0.5  # the constant m + 1 fails at a_j = C

@@ -36,3 +36,15 @@ def test_the_libraries_are_scanned_again_after_an_import(monkeypatch: pytest.Mon
     assert threads._controller(len(sys.modules)) is not kept
     monkeypatch.undo()  # the same count as before, but only the latest scan is kept: scanned again
     assert threads._controller(len(sys.modules)) is not kept
+
+
+def test_one_thread_asks_every_pool_for_exactly_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenBLAS reads a limit of 0 as 1 as well, so the counts alone cannot tell 0 from 1: ask the controller
+    asked = []
+    controller = threads._controller(len(sys.modules))
+    original = type(controller).limit
+    monkeypatch.setattr(type(controller), "limit",
+                        lambda self, **kwargs: asked.append(kwargs) or original(self, **kwargs))
+    with one_thread():
+        pass
+    assert asked == [{"limits": 1}]

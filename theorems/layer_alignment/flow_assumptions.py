@@ -545,18 +545,6 @@ def check_rem_a_init(ctx: Context) -> None:
 
 # -- align.rem.A-counter ----------------------------------------------------------------------------------------
 
-def exponential_integral_solution(s0: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
-    """s(t) = ‖w_1(t)‖² on App. A's invariant line: the root of E_1(s) = E_1(s0) + 2t (bisection-type root
-    finding in log s, bracketed by E_1(s) ≈ −γ_E − ln s)."""
-    target = mpmath.e1(s0) + 2 * t
-    low = mpmath.log(s0) - target - 2
-
-    def gap(log_s: mpmath.mpf) -> mpmath.mpf:
-        return mpmath.e1(mpmath.exp(log_s)) - target
-
-    return mpmath.exp(mpmath.findroot(gap, (low, mpmath.log(s0)), solver="anderson"))
-
-
 @criterion("on w_2 = −w_1 + offset·e_1: d(w_1 + w_2)/dt = R·(w_1 + w_2), R = e^{‖w_1‖²}, ds/dt = −2s e^s for "
            "s = ‖w_1‖², and d E_1(s)/dt = rate (sympy)")
 def invariant_line_law(m: int, offset: int, rate: int):

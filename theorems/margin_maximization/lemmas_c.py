@@ -289,13 +289,6 @@ def BALANCED(values: tuple[float, ...], tolerance: float) -> Decision:
 
 
 # -- Lemma C.5 ---------------------------------------------------------------------------------------------------
-def tangent_line_proof() -> bool:
-    """e^u ≥ 1 + u for real u: f = e^u − 1 − u has f' = e^u − 1 vanishing only at 0, f'' = e^u > 0 and f(0) = 0."""
-    u = sympy.Symbol("u", real=True)
-    f = sympy.exp(u) - 1 - u
-    return sympy.solve(sympy.diff(f, u), u) == [0] and bool(sympy.diff(f, u, 2).is_positive) and f.subs(u, 0) == 0
-
-
 def worst_slack(rng: np.random.Generator, m: int, constant: float, c_sign: float, samples: int) -> float:
     """min of (Σa_j² − constant·C²)/max(1, C²) over random (a, C), C = c_sign·|N(0, 1)|, satisfying Πa_j ≥ C^m
     (negative entries, a_j = 0 and C = 0 included), plus the equality points a_j = C (C > 0) or a = 0 (C < 0)."""

@@ -95,12 +95,6 @@ def exact_labels(teacher: Teacher) -> np.ndarray:
     return np.array([sympy.sign(v) for v in teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))])
 
 
-def exact_margins(teacher: Teacher, gaps: list[sympy.Expr]) -> list[sympy.Expr]:
-    """y_i N'(x_i) = y_i (N(x_i) + gap_i) on the Pythagorean inputs, labels y_i = sign N(x_i)."""
-    targets = teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))
-    return [sympy.simplify(y * (t + g)) for y, t, g in zip(exact_labels(teacher), targets, gaps)]
-
-
 @criterion("N_(sθ) = s³N_θ and (sW_1, W_2, W_3/s) computes N_θ on the exact instance, with some N_θ(x) ≠ 0")
 def homogeneous_instance(net: Network, theta: np.ndarray, X: np.ndarray, scale: sympy.Expr) -> Decision:
     base = net.forward(theta, X)[:, 0]

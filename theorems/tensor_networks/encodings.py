@@ -239,6 +239,12 @@ def symbolic_even_vector(d: int) -> list[sympy.Symbol]:
     return [a[min(k, d - k)] for k in range(d)]
 
 
+def half_sample_symmetric_vector(d: int) -> list[sympy.Symbol]:
+    """The generic vector symmetric about the half-sample point (x_(j+1) = x_(d−j)): x_k = b_{min(k, d−1−k)}, a
+    control input of the even-vector claims (F x is neither real nor even for it)."""
+    return [sympy.Symbol(f"b{min(k, d - 1 - k)}", real=True) for k in range(d)]
+
+
 # =====================================================================================================================
 # Claims
 # =====================================================================================================================
@@ -808,7 +814,7 @@ def check_even(ctx: Context) -> None:
     ctx.control("d = 4, a generic vector is rejected", dft_real_even(tuple(sympy.symbols("y0:4", real=True)), 4),
                 change="x: even → generic")
     ctx.control("d = 5, a half-sample symmetric vector is rejected",
-                dft_real_even(tuple(sympy.Symbol(f"b{min(k, 4 - k)}", real=True) for k in range(5)), 5),
+                dft_real_even(tuple(half_sample_symmetric_vector(5)), 5),
                 change="x: symmetric about x_1 → symmetric about the half-sample point (x_(j+1) = x_(d−j))")
     seed = int(ctx.rng("float").integers(2 ** 31))
     ctx.support("float64, d = 2..16", "numeric", dft_real_even_float("even", seed), conclusion=EVEN_FLOAT)

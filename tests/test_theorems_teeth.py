@@ -1,0 +1,126 @@
+"""Claim ingredients that a mutation of `theorems/` showed unpinned (docs/mutation.md): values and inputs that the
+claims use only through a sign or through a control's rejection, each checked here against its closed form."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from numerics.networks import fully_connected
+from theorems.layer_alignment import figures as align_figures
+from theorems.layer_alignment.common import ds2, max_margin_direction
+from theorems.layer_alignment.descent_runs import Lemma8Terms
+from theorems.margin_maximization import common as margin_common
+from theorems.margin_maximization import positive_oracles as P
+from theorems.rank_minimization import two_point_theorems as T2
+from theorems.tensor_networks import classification as TC
+from theorems.tensor_networks import encodings as TE
+from verify.claim import Context, Criterion, Decision, Profile, Role
+
+
+# -- tensor: the printed loss bound L(0)/(1 + ct) of App. D.1.1 / E.1.1 on the d = 1 instance ---------------------
+def test_the_d1_instance_has_c_3_and_loss_e_minus_2() -> None:
+    assert TC._C == 3 and TC._L0 == sympy.exp(-2)
+    assert TC.PRINTED_BOUND.subs(TC._T, 0) == sympy.exp(-2) == TC.CORRECTED_BOUND.subs(TC._T, 0)
+
+
+def test_initial_gap_of_each_bound_in_closed_form() -> None:
+    # g'(0) = −‖∇L(θ0)‖² − B'(0), ‖∇L‖² = (w2² + w1²) e^(−2 w1 w2) = 5e^(−4);
+    # B'(0) = −c L0 (printed), −c L0² (corrected)
+    printed = TC.exceeds_near_zero(TC.PRINTED_BOUND).decision
+    assert printed.holds is True
+    assert printed.figures["initial_slope"] == pytest.approx(float(3 * sympy.exp(-2) - 5 * sympy.exp(-4)), rel=1e-14)
+    corrected = TC.exceeds_near_zero(TC.CORRECTED_BOUND).decision
+    assert corrected.holds is False
+    assert corrected.figures["initial_slope"] == pytest.approx(float(-2 * sympy.exp(-4)), rel=1e-14)
+
+
+def test_a_bound_that_does_not_start_at_the_loss_is_refused_before_its_slope() -> None:
+    shifted = TC.exceeds_near_zero(TC._L0 / (2 + TC._C * TC._T)).decision  # its slope alone is positive
+    assert shifted.holds is False and "does not start at L(0)" in shifted.detail
+    assert shifted.figures["initial_gap"] == pytest.approx(float(sympy.exp(-2) / 2), rel=1e-14)
+    above = TC.exceeds_near_zero(2 * TC._L0 / (1 + TC._C * TC._T)).decision
+    assert above.holds is False and "does not start at L(0)" in above.detail
+
+
+# -- alignment: ‖A_(k,k+1)‖_2 of display (31) ---------------------------------------------------------------------
+def test_gram_gap_is_the_norm_of_the_difference_of_the_grams() -> None:
+    rng = np.random.default_rng(4)
+    W1, W2 = rng.normal(size=(3, 2)), rng.normal(size=(1, 3))
+    terms = Lemma8Terms(SimpleNamespace(layers=[W1[None], W2[None]]))
+    expected = np.linalg.norm(W1 @ W1.T - W2.T @ W2, 2)
+    assert terms.gram_gap_norm(1) == pytest.approx(expected, rel=1e-12)
+    u = np.array([[0.6], [0.8], [0.0]])  # balanced: W1 W1ᵀ = W2ᵀ W2 = u uᵀ
+    balanced = Lemma8Terms(SimpleNamespace(layers=[(u @ np.array([[1.0, 0.0]]))[None], u.T[None]]))
+    assert balanced.gram_gap_norm(1) == pytest.approx(0.0, abs=1e-15)
+
+
+# -- alignment: the control separator of Figure 1 ------------------------------------------------------------------
+def test_far_edge_is_a_separator_one_percent_inside_the_arc() -> None:
+    data = ds2()
+    low, high = align_figures.separating_arc(data)
+    w = align_figures._far_edge(data)
+    assert np.all(data.Z @ w > 0)
+    u_bar = max_margin_direction(data).direction
+    angle = float(np.angle(np.exp(1j * (np.arctan2(w[1], w[0]) - np.arctan2(u_bar[1], u_bar[0])))))
+    far = low + 0.01 * (high - low) if -low > high else high - 0.01 * (high - low)
+    assert angle == pytest.approx(far, abs=1e-12) and low < angle < high
+
+
+# -- rank: Thm 3's probability 2(1 − q1)(1 − q2)(φ/2π)² -------------------------------------------------------------
+def test_exact_thm3_probability_in_closed_form() -> None:
+    phi = sympy.pi
+    assert T2.exact_thm3_probability(phi, 0, 0) == sympy.Rational(1, 2)
+    assert T2.exact_thm3_probability(2 * sympy.pi / 3, 0, 0) == sympy.Rational(2, 9)
+    assert T2.exact_thm3_probability(phi, 1, 0) == 0
+    for value, q1, q2 in ((2.0, 0.25, 0.5), (3.0, 0.0, 0.1)):
+        exact = T2.exact_thm3_probability(sympy.Float(value, 30), sympy.Float(q1, 30), sympy.Float(q2, 30))
+        assert float(exact) == pytest.approx(T2.corrected_bound(value, q1, q2), rel=1e-14)
+
+
+# -- margin: the kink distance of positive_deep and the interval comparison ----------------------------------------
+def test_smallest_relative_preactivation_scales_each_layer_by_its_depth() -> None:
+    net = fully_connected([2, 2, 1, 1], "relu")
+    W1, W2, W3 = np.array([[1.0, 2.0], [-3.0, 1.0]]), np.array([[2.0, 1.0]]), np.array([[0.5]])
+    theta = np.concatenate([W1.ravel(), W2.ravel(), W3.ravel()])
+    X = np.array([[1.0, 1.0], [2.0, -0.5]])
+    scale, norms = np.linalg.norm(theta), np.linalg.norm(X, axis=1)
+    z1 = X @ W1.T
+    z2 = np.maximum(z1, 0) @ W2.T
+    # the hidden layers' pre-activations (the output is no kink)
+    expected = min(np.min(np.abs(z) / norms[:, None]) / scale ** (depth + 1) for depth, z in enumerate((z1, z2)))
+    assert P.smallest_relative_preactivation(net, theta, X) == pytest.approx(expected, rel=1e-12)
+    assert expected < np.min(np.abs(z1) / norms[:, None]) / scale  # a deeper layer decides the minimum here
+
+
+def test_strictly_below_refuses_touching_intervals() -> None:
+    iv = mpmath.iv.mpf
+    assert margin_common.strictly_below(iv([1, 2]), iv([2.5, 3]))
+    assert not margin_common.strictly_below(iv([1, 2]), iv([2, 3]))
+    assert not margin_common.strictly_below(iv([1, 2]), iv([1.5, 3]))
+
+
+# -- tensor: the control input of the even-vector claim ------------------------------------------------------------
+@pytest.mark.parametrize("d", [4, 5])
+def test_half_sample_symmetric_vector_is_that_symmetry_and_generic(d: int) -> None:
+    x = TE.half_sample_symmetric_vector(d)
+    assert all(x[j] == x[d - 1 - j] for j in range(d))  # x_(j+1) = x_(d−j)
+    assert len(set(x)) == (d + 1) // 2  # no other coincidence
+    assert any(x[k] != x[(d - k) % d] for k in range(d))  # and not even (x_k = x_(d−k), indices mod d)
+
+
+# -- margin: a checker property recorded as evidence ---------------------------------------------------------------
+@pytest.mark.parametrize("evidence, role", [("exact", Role.COUNTEREXAMPLE), ("numeric", Role.SUPPORT)])
+def test_only_a_rigorous_disagreement_of_the_checker_is_a_counterexample(monkeypatch: pytest.MonkeyPatch,
+                                                                         evidence: str, role: Role) -> None:
+    fake = Criterion("verify check decides the property as the statement asserts",
+                     lambda src, prop, asserts: Decision(not asserts, "fake", {"checker_evidence": evidence}))
+    monkeypatch.setattr(margin_common, "PROPERTY", fake)
+    ctx = Context("margin.x", Profile.QUICK, 1)
+    assert not margin_common.record(ctx, "kkt of a construction", "src", "kkt", True, ctx.conclusions[0])
+    (item,) = ctx.evidence
+    assert item.role is role and item.passed is (role is Role.COUNTEREXAMPLE)
