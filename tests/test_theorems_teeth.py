@@ -11,6 +11,7 @@ import pytest
 import sympy
 
 from numerics.networks import fully_connected
+from numerics.tensor_network import convolutional_tensor
 from theorems.layer_alignment import figures as align_figures
 from theorems.layer_alignment.common import ds2, max_margin_direction
 from theorems.layer_alignment.descent_runs import Lemma8Terms
@@ -124,3 +125,14 @@ def test_only_a_rigorous_disagreement_of_the_checker_is_a_counterexample(monkeyp
     assert not margin_common.record(ctx, "kkt of a construction", "src", "kkt", True, ctx.conclusions[0])
     (item,) = ctx.evidence
     assert item.role is role and item.passed is (role is Role.COUNTEREXAMPLE)
+
+
+def test_single_point_bound_runs_use_c_equal_to_alpha_squared_lambda_norm_s_squared() -> None:
+    # App. E.1.1: c = α²λ‖s‖², λ = min(η1² − η2²) over the SVD basis of M(x), s the singular values of M(x)
+    model = convolutional_tensor(3, [2])
+    s = np.linalg.svd(model.data_tensor(np.array([1.0, -0.4, 0.7])), compute_uv=False)
+    lam = float(np.min(np.full(2, 1.5) ** 2 - np.array([1.0, 0.5]) ** 2))
+    runs = TC._single_point_bound_runs(Context("tensor.aux.D2", Profile.QUICK, 1))
+    assert [run.c for run in runs] == pytest.approx([a**2 * lam * float(np.sum(s**2)) for a in (0.5, 1.0, 1.5)],
+                                                    rel=1e-14)
+    assert float(np.sum(s**2)) != pytest.approx(float(np.sum(s)))  # the instance tells ‖s‖² from Σs
