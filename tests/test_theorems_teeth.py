@@ -136,3 +136,9 @@ def test_single_point_bound_runs_use_c_equal_to_alpha_squared_lambda_norm_s_squa
     assert [run.c for run in runs] == pytest.approx([a**2 * lam * float(np.sum(s**2)) for a in (0.5, 1.0, 1.5)],
                                                     rel=1e-14)
     assert float(np.sum(s**2)) != pytest.approx(float(np.sum(s)))  # the instance tells ‖s‖² from Σs
+
+
+def test_neuron_blocks_refuse_units_with_several_outgoing_weights() -> None:
+    assert P.neuron_blocks(fully_connected([2, 3, 1], "relu")).outgoing == (6, 7, 8)
+    with pytest.raises(ValueError, match="exactly one outgoing weight"):
+        P.neuron_blocks(fully_connected([2, 2, 2, 1], "relu"))

@@ -72,6 +72,8 @@ class NeuronBlocks:
 def neuron_blocks(net: Network) -> NeuronBlocks:
     units = range(net.layers[0].shape[0])
     pairs = [neuron_parameters(net, 1, j) for j in units]
+    if any(len(p[1]) != 1 for p in pairs):
+        raise ValueError("neuron blocks: each hidden unit needs exactly one outgoing weight (depth 2, one output)")
     return NeuronBlocks(tuple(p[0] for p in pairs), tuple(int(p[1][0]) for p in pairs))
 
 
