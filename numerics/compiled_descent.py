@@ -127,7 +127,8 @@ def architecture(objective: Objective) -> Architecture | TensorArchitecture | No
         entries = tuple((int(index[0]), tuple(int(j) for j in index[1:]), float(basis[tuple(index)]))
                         for index in np.argwhere(basis != 0))  # argwhere: C order
         arch = TensorArchitecture(model.sizes, entries, model.d_in, samples, name, mean)
-    elif isinstance(model, Network) and all(isinstance(layer, Dense) for layer in model.layers):
+    elif isinstance(model, Network) and model.activation in ("relu", "linear") and \
+            all(isinstance(layer, Dense) for layer in model.layers):  # the kernel has no leaky slope
         widths = (model.d_in, *(layer.shape[0] for layer in model.layers))
         arch = Architecture(widths, samples, model.activation == "relu", float(model.relu_slope_at_zero), name, mean)
     else:
