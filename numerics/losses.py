@@ -223,6 +223,10 @@ class Objective:
             margin_loss(self.loss)
             if self.model.d_out != 1:
                 raise ValueError("margin losses need a scalar-output model")
+        elif np.shape(self.Y) != (np.shape(self.X)[0], self.model.d_out):
+            # a (n,) target would broadcast against the (n, 1) outputs into an n × n residual
+            raise ValueError(f"the square loss needs targets Y of shape (n, d_out) = "
+                             f"({np.shape(self.X)[0]}, {self.model.d_out}), got {np.shape(self.Y)}")
 
     @property
     def is_margin(self) -> bool:

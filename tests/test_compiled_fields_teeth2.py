@@ -147,7 +147,8 @@ def test_the_square_field_takes_exactly_float64_networks_with_float_slopes() -> 
     assert not _network_square_field_runs(Objective(relu, X.view(_Subclass), Y, "square"))
     assert not _network_square_field_runs(Objective(relu, X, Y.view(_Subclass), "square"))
     assert not _network_square_field_runs(Objective(relu, X, Y.astype(np.float32), "square"))
-    assert not _network_square_field_runs(Objective(relu, X, Y[:, 0], "square"))  # targets not n × d_out
+    with pytest.raises(ValueError, match="shape"):  # targets not n × d_out: refused by the objective itself
+        Objective(relu, X, Y[:, 0], "square")
     assert not _network_square_field_runs(Objective(relu, X.astype(np.float32), Y, "square"))
 
 

@@ -398,7 +398,10 @@ def test_square_field_jacobians_match_autograd(name: str, mean: bool) -> None:
 def test_square_fields_serve_only_float_data_with_one_output() -> None:
     obj = square_objective("diagonal d = 3, depth 3")
     assert isinstance(Objective(obj.model, obj.X, obj.Y, "square").compiled(), TensorNetworkSquareField)
-    assert Objective(obj.model, obj.X, np.hstack([obj.Y, obj.Y]), "square").compiled() is None  # two targets
+    with pytest.raises(ValueError, match=r"shape \(n, d_out\)"):  # two targets for one output
+        Objective(obj.model, obj.X, np.hstack([obj.Y, obj.Y]), "square")
+    with pytest.raises(ValueError, match=r"got \(\d+,\)"):  # (n,) would broadcast into an n × n residual
+        Objective(obj.model, obj.X, obj.Y[:, 0], "square")
     assert Objective(obj.model, obj.X.astype(object), obj.Y, "square").compiled() is None  # exact data
     assert Objective(obj.model, obj.X, obj.Y.astype(object), "square").compiled() is None
     assert obj.compiled(np.ones(obj.model.n_params).astype(object)) is None
@@ -489,7 +492,8 @@ def test_network_square_fields_serve_float64_data_and_offer_no_jacobian() -> Non
     assert isinstance(obj.compiled(), NetworkSquareField)
     assert Objective(obj.model, obj.X.astype(object), obj.Y, "square").compiled() is None  # exact data
     assert Objective(obj.model, obj.X, obj.Y.astype(np.float32), "square").compiled() is None
-    assert Objective(obj.model, obj.X, obj.Y[:, 0], "square").compiled() is None  # targets not n × d_out
+    with pytest.raises(ValueError, match="shape"):  # targets not n × d_out: refused by the objective itself
+        Objective(obj.model, obj.X, obj.Y[:, 0], "square")
     assert obj.compiled(np.ones(obj.model.n_params).astype(object)) is None
     field = obj.compiled()
     with pytest.raises(ValueError, match="shape"):

@@ -50,7 +50,7 @@ def no_pool(*args, **kwargs):
 
 def objective() -> Objective:
     X = np.array([[1.0, 0.5], [-1.0, 0.25], [0.5, -1.0]])
-    return Objective(fully_connected([2, 1], "linear"), X, np.array([1.0, -1.0, 1.0]), "square")
+    return Objective(fully_connected([2, 1], "linear"), X, np.array([[1.0], [-1.0], [1.0]]), "square")
 
 
 # -- seeds and the combiner ---------------------------------------------------------------------------------------
