@@ -553,8 +553,12 @@ def _best_layer_bound(s: _Structure, options: Sequence[Sequence[Choice]], output
                       enough: Exact | None = None) -> tuple[Exact, dict[int, np.ndarray] | None]:
     """The largest dual bound over roundings of λ (stopping once one reaches ``enough``), with its maximizer."""
     best = None
+    top = float(np.max(np.abs(lam))) if len(lam) else 0.0
+    # rounded relative to the largest multiplier's decade (any λ ≥ 0 gives a valid bound): on data of large norm the
+    # multipliers are tiny, and fixed denominators would round them all to 0; decimal steps keep decimal λ exact
+    scale = sympy.Rational(10) ** min(0, int(np.floor(np.log10(top)))) if top > 0 else sympy.Integer(1)
     for digits in _DENOMINATOR_DIGITS:
-        candidate = _layer_dual(s, options, outputs, E.rationalize(lam, 10**digits))
+        candidate = _layer_dual(s, options, outputs, E.rationalize(lam / float(scale), 10**digits) * scale)
         if best is None or E.sign(candidate[0] - best[0]) > 0:
             best = candidate
         if enough is not None and E.sign(best[0] - enough) >= 0:

@@ -210,3 +210,11 @@ def test_projection_candidate_inside_but_not_orthogonal_is_not_exact():
     found = G._project(to_exact([-1000, -c]), to_exact([[1, 0], [0, 1]]))
     assert not found.exact or (found.point[0] == 0 and found.point[1] == 0)
     assert E.sign(found.squared) >= 0
+
+
+@pytest.mark.parametrize("x, optimum", [((2000, 0), Q(1, 4_000_000)), ((300, 400), Q(1, 250_000)), ((3, 4), Q(1, 25))])
+def test_the_layer_bound_rounds_multipliers_relative_to_their_size(x, optimum) -> None:
+    # w = x/‖x‖² is optimal: ‖w‖² = 1/‖x‖²; its multiplier is of that size, which fixed denominators (≤ 10⁶) rounded
+    # to 0 for x = (2000, 0) (lower bound 0, no optimum) before the rounding was taken relative to its decade
+    found = G.layer_global_optimum(FC[2], to_exact([0, 0, 0, 0, 1, -1]), to_exact([x]), [1])
+    assert found.lower == found.upper == found.optimum == optimum
