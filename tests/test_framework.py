@@ -119,10 +119,10 @@ def test_a_control_with_a_reason_counts_only_when_rejected_for_that_reason():
     ctx = Context("rank.x", Profile.QUICK, 1)
     ctx.prove("inside", "exact", interval(1, 0, 2))
     assert ctx.control("upper end lowered", interval(1, 0, 0.5), because="above")
-    assert ctx.evidence[-1].passed and ctx.evidence[-1].detail.endswith("rejected for the intended reason ('above')")
+    assert ctx.evidence[-1].passed and ctx.evidence[-1].detail.endswith("rejected for the intended reason “above”")
     assert not ctx.control("upper end lowered, but the value moved below", interval(-1, 0, 0.5), because="above")
     control = ctx.evidence[-1]
-    assert not control.passed and "not for the intended reason ('above')" in control.detail
+    assert not control.passed and "not for the intended reason “above”" in control.detail
     assert not ctx.control("not rejected at all", interval(1, 0, 3), because="above")
     judgement = decide(ctx.evidence, cited=False, conclusions={"statement": Verdict.CERTIFIED})
     assert judgement.verdict is Verdict.TOOTHLESS

@@ -651,9 +651,9 @@ class Context:
             parts.append("the criterion could not decide, which is not a rejection")
         elif rejected and because is not None and because not in perturbed.decision.detail:
             rejected = False
-            parts.append(f"rejected, but not for the intended reason ('{because}')")
+            parts.append(f"rejected, but not for the intended reason “{because}”")
         elif rejected and because is not None:
-            parts.append(f"rejected for the intended reason ('{because}')")
+            parts.append(f"rejected for the intended reason “{because}”")
         merged = dict(perturbed.decision.figures)
         merged.update(figures or {})
         item = self._item(name, EvidenceKind.NEGATIVE_CONTROL, Role.CONTROL, rejected,
