@@ -505,7 +505,8 @@ class TensorNetworkSquareField(_TensorNetworkFieldBase):
     :class:`FieldEvaluation`'s margins are the outputs f(x_i) = ⟨x_i, β⟩ here (there are no labels), its margin
     Jacobian their derivative XB."""
 
-    _expected_errors = {"divide": "ignore"}  # log 0 = −∞ at an exact fit (the normalized direction is then not finite)
+    # at an exact fit log 0 = −∞ and ∇ log L = ∇L / L = 0/0: the normalized direction is then not finite, by design
+    _expected_errors = {"divide": "ignore", "invalid": "ignore"}
 
     def __init__(self, objective: Objective) -> None:
         super().__init__(objective)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -413,6 +414,10 @@ def test_square_fields_serve_only_float_data_with_one_output() -> None:
     exact = Objective(obj.model, obj.X, np.zeros_like(obj.Y), "square").compiled()
     at_zero = exact.evaluate(np.zeros(obj.model.n_params))  # y = 0 fitted exactly at θ = 0: log L = −∞
     assert at_zero.loss == 0.0 and at_zero.log_loss == -np.inf and not np.any(at_zero.descent)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ∇ log L = 0/0 at the exact fit: expected, not warned about
+        full = exact.evaluate(np.zeros(obj.model.n_params), normalize=True, want=DESCENT_JACOBIAN)
+    assert not np.any(np.isfinite(full.log_loss_gradient))
 
 
 def test_square_loss_tensor_flows_agree_with_the_generic_path() -> None:
