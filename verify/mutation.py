@@ -40,6 +40,7 @@ import ast
 import atexit
 import difflib
 import fnmatch
+import functools
 import hashlib
 import io
 import json
@@ -202,6 +203,7 @@ def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]
         source = (tree / rel).read_text(encoding="utf-8")
         lines = source.splitlines()
         nodes = list(ast_nodes(get_ast(source)))
+        reason_of = functools.cache(left_out_reason)  # a node's ancestors walked once for all operators
         for name in operators:
             operator = operator_class(name)()
             short = name.partition("/")[2]
@@ -212,11 +214,11 @@ def enumerate_mutants(tree: Path, files: Sequence[str], operators: Sequence[str]
                     variant = seen[(start, end)]
                     seen[(start, end)] += 1
                     line = lines[start[0] - 1] if start[0] <= len(lines) else ""
-                    why = None if every_position else left_out_reason(node)
-                    if why is not None and PRAGMA not in line and not _not_code(node, name):
-                        if left_out is not None:
-                            left_out[why] += 1
-                    elif PRAGMA not in line and not _not_code(node, name):
+                    skipped = PRAGMA in line or _not_code(node, name)
+                    why = None if skipped or every_position else reason_of(node)
+                    if why is not None and left_out is not None:
+                        left_out[why] += 1
+                    elif why is None and not skipped:
                         mutants.append(Mutant(f"{rel}:{start[0]}:{start[1]}:{short}:{variant}", rel, name,
                                               occurrence, tuple(start), tuple(end),
                                               ASTQuery(node).get_definition_name()))
@@ -1069,7 +1071,7 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
             "wall_seconds": baseline.wall_seconds, "cpu_seconds": baseline.cpu_seconds,
             "startup_seconds": baseline.startup_seconds},
         "modules": modules, "total": totals,
-        "left_out": {reason: {"positions": count, "why": LEFT_OUT[reason]}
+        "left_out": {reason: {"mutants": count, "why": LEFT_OUT[reason]}
                      for reason, count in sorted((left_out or {}).items())},
         "by_operator": {op: dict(c) for op, c in sorted(per_operator.items())},
         "survivors": survivors, "equivalent": listed, "stale_equivalent": stale,

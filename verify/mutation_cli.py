@@ -165,7 +165,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"baseline: {b['tests']} passing tests and claims under coverage in {b['wall_seconds']:.0f} s"
                      + (f"; {len(b['failed'])} failing, not used: {', '.join(b['failed'][:5])}" if b["failed"] else ""))
     for reason, entry in report.get("left_out", {}).items():
-        lines.append(f"left out ({reason}): {entry['positions']} positions, {entry['why']} (--every-position "
+        lines.append(f"left out ({reason}): {entry['mutants']} mutants, {entry['why']} (--every-position "
                      "mutates them too)")
     judged = total["mutants"] - total["not_run"]
     lines.append(f"{judged} of {total['mutants']} mutants judged in {report['wall_seconds']:.0f} s wall, "
