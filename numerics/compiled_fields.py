@@ -652,9 +652,9 @@ def _tensor_field_runs(objective: Objective) -> bool:
 
 
 def _tensor_square_field_runs(objective: Objective) -> bool:
-    """The square loss on real float data with one output column (a tensor network has one output)."""
+    """The square loss on real float data (Objective holds its targets to n × 1: a tensor network has one output)."""
     return (not objective.is_margin and _float_numbers(objective.X) and _float_numbers(objective.Y)
-            and np.ndim(objective.Y) == 2 and np.shape(objective.Y)[1] == 1 and _float_numbers(objective.model.basis))
+            and _float_numbers(objective.model.basis))
 
 
 def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray],

@@ -170,7 +170,7 @@ def check_rem31(ctx: Context) -> None:
     feasible = C.edited(f"Thm 4.4, a = {a}: one active patch", C.with_parameters(C.with_properties(
         doc, {"check": "feasible"}), point))
     C.record(ctx, f"Thm 4.4, a = {a}: one active patch is feasible", feasible, "feasible", True, R31_ANALOGUES)
-    upper44 = sympy.simplify(sum(sympy.sympify(v) ** 2 for v in np.array(point[0] + point[1][0], dtype=object)))
+    upper44 = sympy.simplify(sum(sympy.sympify(v) ** 2 for v in point[0] + point[1][0]))  # ‖point‖² = 2/patch
     ctx.prove("Thm 4.4 at M = 10", "exact", RATIO_AT_LEAST("2", str(upper44), LARGE), conclusion=R31_ANALOGUES)
     paper_patch = sympy.sqrt(sympy.Integer(16) + sympy.Rational(1, 2))
     ctx.control("Thm 4.4 at the paper's a = 4", RATIO_AT_LEAST("2", str(2 / paper_patch), LARGE),
