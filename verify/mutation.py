@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.bench import cpu_seconds
+from verify.runner import FIGURES_VARIABLE
 
 # -- operators ----------------------------------------------------------------------------------------------------
 _ORDERED = ("Lt", "LtE", "Gt", "GtE")
@@ -95,8 +96,9 @@ DEFAULT_PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.linalg", "scipy.in
                    "pytest", "xdist", "pytest_timeout", "_pytest.pytester")
 PRAGMA = "pragma: no mutate"
 
-KILLED, TIMEOUT, SURVIVED, NO_COVERAGE, ERROR = "killed", "timeout", "survived", "no coverage", "error"
-OUTCOMES = (KILLED, TIMEOUT, SURVIVED, NO_COVERAGE, ERROR)
+KILLED, TIMEOUT, SHOWN, SURVIVED, NO_COVERAGE, ERROR = ("killed", "timeout", "shown", "survived", "no coverage",
+                                                         "error")
+OUTCOMES = (KILLED, TIMEOUT, SHOWN, SURVIVED, NO_COVERAGE, ERROR)
 
 
 class MutationError(Exception):
@@ -475,6 +477,7 @@ class Baseline:
     wall_seconds: float
     cpu_seconds: float
     returncode: int
+    figures: dict[str, Any] = field(default_factory=dict)  # claim id → what its report shows (reported_figures)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -518,9 +521,15 @@ def run_baseline(tree: Path, tests: Sequence[str], targets: Sequence[str], jobs:
     for old in folder.glob(".coverage*"):
         old.unlink()
     data = folder / ".coverage"
+    figures = folder / "figures.jsonl"
+    figures.unlink(missing_ok=True)
     env = test_env(tree, {"IBVERIFY_TEETH_COVERAGE": str(data), "IBVERIFY_TEETH_PIN": "1",
-                          "IBVERIFY_TEETH_INCLUDE": os.pathsep.join(str(tree / t) for t in targets)})
+                          "IBVERIFY_TEETH_INCLUDE": os.pathsep.join(str(tree / t) for t in targets),
+                          FIGURES_VARIABLE: str(figures)})
     env["PYTHONDONTWRITEBYTECODE"] = ""  # let pytest keep its rewritten test modules for the workers
+    measured = Path(__file__).with_name("mutation_subprocess")  # the tests' Python subprocesses are measured too
+    if measured.is_dir():
+        env["PYTHONPATH"] = os.pathsep.join([str(measured), env["PYTHONPATH"]])
     parallel = ["-n", str(jobs)] if jobs > 1 and _has_module("xdist") else []
     command = [sys.executable, "-m", "pytest", "-p", "verify.mutation_coverage", "-p", "no:cacheprovider", "-q",
                "--rootdir", str(tree), "-o", "addopts=", *parallel, *tests]
@@ -563,7 +572,56 @@ def run_baseline(tree: Path, tests: Sequence[str], targets: Sequence[str], jobs:
                     failed=sorted(t for t, r in results.items() if r["outcome"] == "failed"),
                     skipped=sum(r["outcome"] == "skipped" for r in results.values()),
                     startup_seconds=round(startup, 3), wall_seconds=round(wall, 3), cpu_seconds=round(cpu, 3),
-                    returncode=rc)
+                    returncode=rc, figures=read_figures(figures))
+
+
+def read_figures(path: Path) -> dict[str, Any]:
+    """The claims' reported figures a test run wrote (claim id → figures); empty when it ran no claim."""
+    figures: dict[str, Any] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                figures[entry["id"]] = entry["shown"]
+    return figures
+
+
+def figure_change(before: Any, after: Any, where: str = "") -> str | None:
+    """The first difference between two claims' reported figures, in words ("evidence 'x' figure 'rate': 0.5 →
+    0.7"), or None when they are equal. Numbers compare exactly: the same claim at the same profile and seed
+    reports the same bits (timings are not reported figures)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in [*before, *(k for k in after if k not in before)]:
+            if key not in before or key not in after:
+                return f"{where}{key}: {'added' if key not in before else 'gone'}"
+            change = figure_change(before[key], after[key], f"{where}{key} / ")
+            if change is not None:
+                return change
+        return None
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after)):
+            change = figure_change(old, new, f"{where}[{index}] ")
+            if change is not None:
+                return change
+        return None
+    if before == after:
+        return None
+    shown = [json.dumps(v) for v in (before, after)]
+    start = next((i for i, (a, b) in enumerate(zip(*shown)) if a != b), min(map(len, shown)))
+    start = max(0, start - 20)  # where two long texts part, with a little context before it
+    shown = [("…" if start else "") + text[start:start + 60] + ("…" if len(text) > start + 60 else "")
+             for text in shown]
+    return f"{where.rstrip(' /')}: {shown[0]} → {shown[1]}"
+
+
+def claims_figure_change(baseline: dict[str, Any], mutant: dict[str, Any]) -> str | None:
+    """The first claim whose reported figures a mutant changed (of the claims both runs ran), in words."""
+    for claim_id, shown in mutant.items():
+        if claim_id in baseline:
+            change = figure_change(baseline[claim_id], shown)
+            if change is not None:
+                return f"{claim_id} reports {change}"
+    return None
 
 
 def select_tests(mutant: Mutant, baseline: Baseline, compiled: set[int]) -> tuple[list[str], str]:
@@ -649,11 +707,12 @@ class WorkerTree:
         output = self.dir / f".teeth-{self.runs}.log"
         argsfile = self.dir / f".teeth-{self.runs}.args"
         argsfile.write_text("\n".join(task.tests) + "\n", encoding="utf-8")
-        env: dict[str, str] = {}
+        figures = self.dir / f".teeth-{self.runs}.figures"
+        env: dict[str, str] = {FIGURES_VARIABLE: str(figures)}
         fresh = None
         if task.fresh_caches:
             fresh = Path(tempfile.mkdtemp(prefix="caches-", dir=self.dir))
-            env = {"NUMBA_CACHE_DIR": str(fresh / "numba"), "IBVERIFY_CACHE_DIR": str(fresh / "ibverify")}
+            env.update({"NUMBA_CACHE_DIR": str(fresh / "numba"), "IBVERIFY_CACHE_DIR": str(fresh / "ibverify")})
         request = {"args": [*PYTEST_ARGS, "--rootdir", str(self.dir), f"@{argsfile}"], "timeout": task.timeout,
                    "env": env, "output": str(output)}
         try:
@@ -674,10 +733,14 @@ class WorkerTree:
             if fresh is not None:
                 shutil.rmtree(fresh, ignore_errors=True)
         text = output.read_text(errors="replace") if output.exists() else ""
-        output.unlink(missing_ok=True)
-        argsfile.unlink(missing_ok=True)
+        try:
+            shown = read_figures(figures)
+        except (OSError, ValueError, KeyError):  # a run cut off while writing: no figures to compare
+            shown = {}
+        for done in (output, argsfile, figures):
+            done.unlink(missing_ok=True)
         return {"id": task.id, "rc": reply["rc"], "seconds": reply["seconds"], "cpu": reply["cpu"],
-                "output": text[-4000:]}
+                "output": text[-4000:], "figures": shown}
 
     def close(self) -> None:
         if self.process is not None:
@@ -837,16 +900,18 @@ def _load_average() -> list[float]:
         return []
 
 
-def _outcome(reply: dict[str, Any]) -> tuple[str, str]:
-    """(outcome, detail) of a test run: pytest's exit status 0 survived; 1 a test failed, 2 collection failed
-    (the mutant does not import), 3 internal error: killed; none: timeout; 4, 5 or a worker failure: error."""
+def _outcome(reply: dict[str, Any], figures: dict[str, Any] | None = None) -> tuple[str, str]:
+    """(outcome, detail) of a test run: pytest's exit status 0 survived, or shown when a claim's reported figures
+    differ from the baseline's (``figures``); 1 a test failed, 2 collection failed (the mutant does not import),
+    3 internal error: killed; none: timeout; 4, 5 or a worker failure: error."""
     rc, output = reply.get("rc"), reply.get("output", "")
     if reply.get("error"):
         return ERROR, reply["error"]
     if rc is None:
         return TIMEOUT, f"no verdict within {reply.get('timeout', 0):.0f} s"
     if rc == 0:
-        return SURVIVED, ""
+        change = claims_figure_change(figures or {}, reply.get("figures") or {})
+        return (SURVIVED, "") if change is None else (SHOWN, change)
     if rc in (1, 2, 3):
         failing = [line for line in output.splitlines() if line.startswith(("FAILED ", "ERROR "))]
         kind = {1: "a test failed", 2: "collection failed", 3: "pytest internal error"}[rc]
@@ -966,7 +1031,7 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
         replies = run_local(tasks(), options.jobs, snapshot, folder / "workers", options.preload)
     for reply in replies:
         entry = partial.pop(reply["id"])
-        outcome, detail = _outcome({**reply, "timeout": entry["timeout"]})
+        outcome, detail = _outcome({**reply, "timeout": entry["timeout"]}, baseline.figures)
         record(by_id[reply["id"]], {**entry, "outcome": outcome, "detail": detail,
                                     "seconds": round(reply["seconds"], 3), "cpu": round(reply["cpu"], 3),
                                     **({"output": reply["output"][-2000:]} if outcome == ERROR else {})})
@@ -990,7 +1055,8 @@ def _work_result(result: dict[str, Any]) -> Any:
 
     outcome = result["outcome"]
     worker = {ERROR: WorkerOutcome.EXCEPTION, NO_COVERAGE: WorkerOutcome.SKIPPED}.get(outcome, WorkerOutcome.NORMAL)
-    test = {KILLED: TestOutcome.KILLED, TIMEOUT: TestOutcome.KILLED, ERROR: TestOutcome.INCOMPETENT}.get(
+    test = {KILLED: TestOutcome.KILLED, TIMEOUT: TestOutcome.KILLED, SHOWN: TestOutcome.KILLED,
+            ERROR: TestOutcome.INCOMPETENT}.get(
         outcome, TestOutcome.SURVIVED)
     return WorkResult(worker_outcome=worker, test_outcome=test, output=json.dumps(result),
                       diff=result.get("diff", ""))
@@ -1001,6 +1067,15 @@ def score(killed: int, survived: int) -> float | None:
     return None if killed + survived == 0 else killed / (killed + survived)
 
 
+def scores(counts: dict[str, int]) -> dict[str, float | None]:
+    """``score``: detected (killed, timed out or shown) / judged; ``score_tests``: killed or timed out alone (a
+    failing test or claim), the stricter reading. Equivalent mutants, errors and mutants not run are left out."""
+    caught = counts["killed"] + counts["timeout"]
+    alive = counts["survived"] + counts["no_coverage"]
+    values = {"score": score(caught + counts["shown"], alive), "score_tests": score(caught, alive + counts["shown"])}
+    return {key: None if value is None else round(value, 4) for key, value in values.items()}
+
+
 def _report(options: Options, operators: Sequence[str], files: Sequence[str], mutants: Sequence[Mutant],
             baseline: Baseline | None, results: dict[str, dict[str, Any]], equivalents: Sequence[Equivalent],
             equivalent_path: Path, started: float, cpu_start: float, load_before: list[float],
@@ -1008,7 +1083,7 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
     import cosmic_ray
 
     rows: dict[str, Counter[str]] = {f: Counter() for f in files}
-    listed, survivors, stale, judged = [], [], [], []
+    listed, survivors, shown, stale, judged = [], [], [], [], []
     snapshot = folder / "snapshot"
     current = _current_entry_ids(equivalents, snapshot if snapshot.is_dir() else options.root)
     for mutant in mutants:
@@ -1031,23 +1106,23 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
                 stale.append({**entry, "reason": reason})
             if outcome in (SURVIVED, NO_COVERAGE):
                 survivors.append(entry)
+            elif outcome == SHOWN:
+                shown.append(entry)
         judged.append(entry)
     order = {f: i for i, f in enumerate(files)}
-    for listing in (survivors, listed, stale):
+    for listing in (survivors, shown, listed, stale):
         listing.sort(key=lambda e: (order.get(e["path"], 0), e["start"], e["id"]))
     modules = []
     for path, counts in rows.items():
-        killed = counts[KILLED] + counts[TIMEOUT]
-        alive = counts[SURVIVED] + counts[NO_COVERAGE]
-        value = score(killed, alive)
         modules.append({"module": path, "mutants": counts["mutants"], "killed": counts[KILLED],
-                        "timeout": counts[TIMEOUT], "survived": counts[SURVIVED], "no_coverage": counts[NO_COVERAGE],
-                        "equivalent": counts["equivalent"], "error": counts[ERROR], "not_run": counts["not run"],
-                        "score": None if value is None else round(value, 4)})
-    totals = {key: sum(row[key] for row in modules) for key in
-              ("mutants", "killed", "timeout", "survived", "no_coverage", "equivalent", "error", "not_run")}
-    value = score(totals["killed"] + totals["timeout"], totals["survived"] + totals["no_coverage"])
-    totals["score"] = None if value is None else round(value, 4)
+                        "timeout": counts[TIMEOUT], "shown": counts[SHOWN], "survived": counts[SURVIVED],
+                        "no_coverage": counts[NO_COVERAGE], "equivalent": counts["equivalent"],
+                        "error": counts[ERROR], "not_run": counts["not run"]})
+    totals: dict[str, Any] = {key: sum(row[key] for row in modules) for key in
+                              ("mutants", "killed", "timeout", "shown", "survived", "no_coverage", "equivalent",
+                               "error", "not_run")}
+    for row in (*modules, totals):
+        row.update(scores(row))
     per_operator: dict[str, Counter[str]] = {}
     for entry in judged:
         per_operator.setdefault(entry["operator"], Counter())[entry["outcome"]] += 1
@@ -1074,7 +1149,7 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
         "left_out": {reason: {"mutants": count, "why": LEFT_OUT[reason]}
                      for reason, count in sorted((left_out or {}).items())},
         "by_operator": {op: dict(c) for op, c in sorted(per_operator.items())},
-        "survivors": survivors, "equivalent": listed, "stale_equivalent": stale,
+        "survivors": survivors, "shown": shown, "equivalent": listed, "stale_equivalent": stale,
         "mutants": judged if results else [m.to_json() for m in mutants],
     }
 

@@ -133,6 +133,11 @@ def cmd_teeth(argv: Sequence[str], store: str | None = None) -> int:
             for entry in report["survivors"]:
                 for line in survivor_lines(entry, stub=args.stubs):
                     console.print(escape(line), soft_wrap=True, highlight=False)
+            if report["shown"]:
+                console.print(f"shown only by a claim's reported figures ({len(report['shown'])}):")
+                for entry in report["shown"]:
+                    for line in [*survivor_lines(entry), f"    → {entry['detail']}"]:
+                        console.print(escape(line), soft_wrap=True, highlight=False)
     if to_stdout:
         _write_json("-", report)
     total = report["total"]["score"]
@@ -149,11 +154,14 @@ def teeth_table(report: dict[str, Any]) -> Table:
     title = f"mutation score ({report['tool']}; {len(report['operators'])} operators)"
     table = Table(title=title)
     table.add_column("module", overflow="fold")
-    columns = ("mutants", "killed", "timeout", "survived", "no_coverage", "equivalent", "error", "not_run")
-    for column in (*columns, "score"):
+    columns = ("mutants", "killed", "timeout", "shown", "survived", "no_coverage", "equivalent", "error", "not_run")
+    for column in columns:
         table.add_column(column.replace("_", " "), justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("by tests", justify="right", no_wrap=True)
     for row in [*report["modules"], {"module": "total", **report["total"]}]:
-        table.add_row(escape(row["module"]), *(str(row[c]) for c in columns), _percent(row["score"]))
+        table.add_row(escape(row["module"]), *(str(row[c]) for c in columns), _percent(row["score"]),
+                      _percent(row["score_tests"]))
     return table
 
 
@@ -170,8 +178,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     judged = total["mutants"] - total["not_run"]
     lines.append(f"{judged} of {total['mutants']} mutants judged in {report['wall_seconds']:.0f} s wall, "
                  f"{report['cpu_seconds']:.0f} s CPU ({runs['runs']} test runs, {runs['total']:.0f} s); "
-                 f"score {_percent(total['score'])}; load average {report['machine']['load_average_before']} → "
-                 f"{report['machine']['load_average_after']}")
+                 f"score {_percent(total['score'])} ({_percent(total['score_tests'])} by failing tests and claims "
+                 f"alone; {total['shown']} shown only by a claim's reported figures); load average "
+                 f"{report['machine']['load_average_before']} → {report['machine']['load_average_after']}")
     return lines
 
 

@@ -5,7 +5,8 @@ starts coverage.py as soon as pytest loads it (before the tests, the claims and 
 coverage's context to each test's node id while the test runs (setup, call and teardown), so that the data says
 which tests execute each line; lines run outside any test (imports, collection) are recorded under the empty
 context. At the end it saves the data (one file per process, for pytest-xdist) and, beside it, each test's
-duration and outcome as JSON.
+duration and outcome as JSON. Python subprocesses a test starts are measured too, and credited to that test
+(``verify/mutation_subprocess/sitecustomize.py``, on the baseline's ``PYTHONPATH``).
 
 Each process pins itself to one CPU (``IBVERIFY_TEETH_PIN``), as the mutant runs do: sweeps then run in the
 test's own process (:func:`numerics.sweeps.default_workers` is 1) where coverage sees them.
@@ -20,6 +21,7 @@ import time
 import pytest
 
 _DATA = os.environ.get("IBVERIFY_TEETH_COVERAGE")
+CONTEXT_VARIABLE = "IBVERIFY_TEETH_CONTEXT"  # the running test's node id, for verify/mutation_subprocess
 _STARTED = time.perf_counter()
 _cov = None
 _results: dict[str, dict[str, object]] = {}
@@ -48,11 +50,13 @@ if _DATA:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     if _cov is not None:
         _cov.switch_context(item.nodeid)
+        os.environ[CONTEXT_VARIABLE] = item.nodeid  # subprocesses started by the test are credited to it
     try:
         yield
     finally:
         if _cov is not None:
             _cov.switch_context("")
+            os.environ.pop(CONTEXT_VARIABLE, None)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

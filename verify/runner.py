@@ -103,6 +103,30 @@ def run_claim(claim: Claim, profile: Profile = Profile.QUICK, seed: int = DEFAUL
                        judgement.conclusions)
 
 
+FIGURES_VARIABLE = "IBVERIFY_FIGURES"  # a file: the pytest plugin appends each claim's reported figures to it
+TIMING_FIGURES = ("seconds", "wall", "cpu", "elapsed")  # figure names (or _suffixes) that measure time, not the claim
+
+
+def _timing(name: str) -> bool:
+    return any(name == word or name.endswith("_" + word) for word in TIMING_FIGURES)
+
+
+def reported_figures(result: ClaimResult) -> dict[str, Any]:
+    """What a claim's report shows as numbers, keyed by evidence item (its position and name): each item's outcome,
+    figures (timings left out: they differ run to run), tightness records and plot data, and each conclusion's
+    verdict. Two runs of the same claim at the same profile and seed give equal values; ``verify bench teeth``
+    compares a mutant's against the original's, so a change a reviewer would see in the report counts."""
+    shown: dict[str, Any] = {f"conclusion {c.name}": c.verdict.value for c in result.conclusions}
+    for index, item in enumerate(result.evidence):
+        data = item.to_json()
+        entry = {"passed": data["passed"], "figures": {k: v for k, v in data["figures"].items() if not _timing(k)}}
+        for key in ("detail", "arguments", "change", "tightness", "plot"):
+            if key in data:
+                entry[key] = data[key]
+        shown[f"{index} {item.name}"] = entry
+    return shown
+
+
 def _run_then(claim: Claim, profile: Profile, seed: int, scheduler: str | None, device: str | None,
               after_each: Callable[[ClaimResult], None] | None) -> ClaimResult:
     result = run_claim(claim, profile, seed, scheduler, device)

@@ -1,0 +1,119 @@
+"""``verify bench teeth``'s figure oracle and subprocess coverage: a mutant whose tests and claims all pass but
+which changes what a claim's report shows (a figure, a tightness ratio, a criterion's arguments, a plot) counts as
+*shown*, apart from the mutants a failing test kills; the Python subprocesses a test starts are measured in the
+baseline and credited to that test. Needs the ``mutate`` extra (cosmic-ray, coverage.py) for the end-to-end run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verify import mutation
+from verify.claim import Evidence, EvidenceKind, Role, Verdict
+from verify.registry import get
+from verify.runner import FIGURES_VARIABLE, ClaimResult, reported_figures, run_claim
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _result(figures: dict, detail: str = "d") -> ClaimResult:
+    item = Evidence("bound", EvidenceKind.EXACT, Role.PROOF, True, detail, figures=figures)
+    return ClaimResult("x.claim", Verdict.CERTIFIED, Verdict.CERTIFIED, 1.0, (item,))
+
+
+def test_reported_figures_leave_timings_out_and_keep_what_the_report_shows() -> None:
+    shown = reported_figures(_result({"rate": 0.5, "seconds": 3.0, "cpu_seconds": 2.0, "wall": 1.0, "steps": 7}))
+    assert shown == {"0 bound": {"passed": True, "figures": {"rate": 0.5, "steps": 7}, "detail": "d"}}
+
+
+def test_figure_change_names_the_first_difference() -> None:
+    before = {"0 bound": {"figures": {"rate": 0.5, "n": 3}, "tightness": [{"tightest": 0.9}]}}
+    assert mutation.figure_change(before, json.loads(json.dumps(before))) is None
+    moved = {"0 bound": {"figures": {"rate": 0.5, "n": 4}, "tightness": [{"tightest": 0.9}]}}
+    assert mutation.figure_change(before, moved) == "0 bound / figures / n: 3 → 4"
+    assert mutation.figure_change(before, {"0 bound": {"figures": {"rate": 0.5, "n": 3},
+                                                       "tightness": [{"tightest": 0.8}]}}) == \
+        "0 bound / tightness / [0] tightest: 0.9 → 0.8"
+    assert mutation.figure_change({"a": 1}, {"a": 1, "b": 2}) == "b: added"
+    assert mutation.figure_change({"a": [1, 2]}, {"a": [1]}) == "a: [1, 2] → [1]"
+    # the claims a mutant's run did not reach are not compared; the first changed one is named
+    assert mutation.claims_figure_change({"c1": {"k": 1}, "c2": {"k": 2}}, {"c2": {"k": 3}}) == "c2 reports k: 2 → 3"
+    assert mutation.claims_figure_change({"c1": {"k": 1}}, {"c1": {"k": 1}, "new": {"k": 0}}) is None
+
+
+def test_a_passing_run_is_shown_only_when_a_claim_reports_other_figures() -> None:
+    baseline = {"c": {"0 bound": {"figures": {"rate": 0.5}}}}
+    same = {"rc": 0, "output": "", "figures": {"c": {"0 bound": {"figures": {"rate": 0.5}}}}}
+    moved = {"rc": 0, "output": "", "figures": {"c": {"0 bound": {"figures": {"rate": 0.25}}}}}
+    assert mutation._outcome(same, baseline) == (mutation.SURVIVED, "")
+    assert mutation._outcome(moved, baseline) == (mutation.SHOWN, "c reports 0 bound / figures / rate: 0.5 → 0.25")
+    failed = {**moved, "rc": 1, "output": "FAILED tests/t.py::test_x"}
+    assert mutation._outcome(failed, baseline)[0] == mutation.KILLED  # a failing test outranks a figure
+
+
+def test_the_score_counts_shown_mutants_and_the_strict_score_does_not() -> None:
+    counts = {"killed": 6, "timeout": 1, "shown": 2, "survived": 1, "no_coverage": 0}
+    assert mutation.scores(counts) == {"score": 0.9, "score_tests": 0.7}
+    assert mutation.scores({"killed": 0, "timeout": 0, "shown": 0, "survived": 0, "no_coverage": 0}) == \
+        {"score": None, "score_tests": None}
+
+
+@pytest.mark.slow  # ≈ 10 s: two pytest runs of one claim in subprocesses
+def test_the_plugin_writes_each_claims_figures_and_two_runs_agree(tmp_path: Path) -> None:
+    claim = "rank.lem3"
+    files = [tmp_path / "first.jsonl", tmp_path / "second.jsonl"]
+    for path in files:
+        env = {**os.environ, FIGURES_VARIABLE: str(path), "PYTEST_ADDOPTS": ""}
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                               "--claim", claim], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+                              check=False)
+        assert done.returncode == 0, done.stdout[-2000:]
+    first, second = (mutation.read_figures(path) for path in files)
+    assert list(first) == [claim] and first == second
+    assert first[claim] == json.loads(json.dumps(reported_figures(run_claim(get(claim)))))
+
+
+SUBPROCESS_CALC = '''\
+def cubed(x):
+    return x * x * x
+'''
+
+SUBPROCESS_TESTS = '''\
+import subprocess
+import sys
+
+
+def test_cubed_in_a_subprocess():
+    done = subprocess.run([sys.executable, "-c", "from pkg.calc import cubed; print(cubed(3))"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "27"
+'''
+
+
+@pytest.mark.slow  # ≈ 10 s: a baseline and two mutant runs, each starting a subprocess
+def test_code_run_only_in_a_subprocess_is_credited_to_the_test_that_starts_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("cosmic_ray")
+    pytest.importorskip("coverage")
+    from verify.cli import main
+
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "calc.py").write_text(SUBPROCESS_CALC)
+    (root / "tests" / "test_calc.py").write_text(SUBPROCESS_TESTS)
+    assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
+                 "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
+                 "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    mutants = {m["id"]: m for m in report["mutants"]}
+    assert set(mutants) == {"pkg/calc.py:2:13:ReplaceBinaryOperator_Mul_Div:0",
+                            "pkg/calc.py:2:17:ReplaceBinaryOperator_Mul_Div:0"}
+    for entry in mutants.values():  # seen in the subprocess, credited to its test, and killed by it
+        assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 1, "killed")
