@@ -187,6 +187,7 @@ def test_the_ptx_has_no_fused_or_unrounded_float64_arithmetic() -> None:
         assert ops["mul.rn.f64"] > 0 and ops["add.rn.f64"] > 0, (name, ops)
         assert set(ops) <= {"add.rn.f64", "mul.rn.f64", "div.rn.f64", "neg.f64"}, (name, ops)
     assert ".entry" in ptx["relu logistic"] and "mul.rn.f64" in ptx["relu logistic"]
+    assert all(re.search(r"^\.target sm_90\b", text, re.M) for text in ptx.values())  # the default cc (9, 0)
 
 
 # -- on a GPU ------------------------------------------------------------------------------------------------------
