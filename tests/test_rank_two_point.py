@@ -243,3 +243,8 @@ def test_pack_round_trip() -> None:
     theta = pack(W, V)
     w, v = neurons(theta)
     assert np.array_equal(w, W) and np.array_equal(v, V.T) and np.array_equal(from_neurons(w, v), theta)
+
+
+def test_pythagorean_data_refuses_a_sine_and_cosine_off_the_unit_circle() -> None:
+    with pytest.raises(ValueError, match="squares must sum to 1"):
+        pythagorean_data(sympy.Rational(2, 5), sympy.Rational(4, 5))

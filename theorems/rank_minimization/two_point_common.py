@@ -115,7 +115,10 @@ def grid_datasets(angles: tuple[float, ...] = GRID_ANGLES) -> list[TwoPoints]:
 
 def pythagorean_data(sin_half: sympy.Rational, cos_half: sympy.Rational, Y: Any = None) -> TwoPoints:
     """Rational unit inputs at angle 2·atan(s/c) (s² + c² = 1), exact; targets default to the identity."""
-    X = symmetric_inputs(sympy.Rational(sin_half), sympy.Rational(cos_half))
+    sin_half, cos_half = sympy.Rational(sin_half), sympy.Rational(cos_half)
+    if sin_half ** 2 + cos_half ** 2 != 1:
+        raise ValueError(f"sin(φ/2) = {sin_half}, cos(φ/2) = {cos_half}: their squares must sum to 1")
+    X = symmetric_inputs(sin_half, cos_half)
     Y = np.array(Y if Y is not None else [[1, 0], [0, 1]], dtype=object)
     return TwoPoints(X, E.to_exact(Y), f"exact, sin(φ/2) = {sin_half}")
 

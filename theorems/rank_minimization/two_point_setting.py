@@ -275,8 +275,11 @@ def pseudo_inverse_interpolates(instances: list[tuple[np.ndarray, np.ndarray, np
         network = fully_connected([X.shape[1], W.shape[0], Y.shape[1]])
         residual = network.forward(np.concatenate([W.ravel(), V.ravel()]), X) - Y
         fits += not np.any(E.signs(E.canonical(residual)))
-    return Decision(fits == len(instances), f"{fits} of {len(instances)} instances interpolated exactly",
-                    {"instances": len(instances), "interpolating": fits})
+    shapes = "; ".join(f"{n}, {h}, {o}" for n, h, o in sorted({(X.shape[0], W.shape[0], Y.shape[1])
+                                                             for X, Y, W in instances}))
+    return Decision(fits == len(instances), f"{fits} of {len(instances)} instances interpolated exactly "
+                    f"(inputs, hidden width, outputs: {shapes})",
+                    {"instances": len(instances), "interpolating": fits, "shapes": shapes})
 
 
 LEFT_INVERSE = identities("the private-neuron left inverse times σ(WX) minus I vanishes identically")
