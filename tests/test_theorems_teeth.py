@@ -142,3 +142,17 @@ def test_neuron_blocks_refuse_units_with_several_outgoing_weights() -> None:
     assert P.neuron_blocks(fully_connected([2, 3, 1], "relu")).outgoing == (6, 7, 8)
     with pytest.raises(ValueError, match="exactly one outgoing weight"):
         P.neuron_blocks(fully_connected([2, 2, 2, 1], "relu"))
+
+
+# -- margin: the group-lasso gaps of Thm 4.2 (1) close and decrease, up to the convex references' accuracy -------
+def test_gaps_close_needs_the_gaps_to_decrease_beyond_the_solver_floor() -> None:
+    from theorems.margin_maximization import positive as MP
+
+    assert MP.GAPS_CLOSE((1e-2, 5e-3, 4e-4), 1e-3).decision.holds is True
+    # the last gap is within the tolerance, but the gaps grew by 3e-4 on the way: not closing
+    rising = MP.GAPS_CLOSE((1e-2, 5e-4, 8e-4), 1e-3).decision
+    assert rising.holds is False and "decreasing: False" in rising.detail
+    # a rise below the references' accuracy (SOLVER_FLOOR = 1e-9) is not a rise
+    assert MP.GAPS_CLOSE((1e-2, 5e-4, 5e-4 + 5e-10), 1e-3).decision.holds is True
+    assert MP.GAPS_CLOSE((1e-2, 5e-4, 5e-4 + 5e-9), 1e-3).decision.holds is False
+    assert MP.GAPS_CLOSE((1e-2, 5e-3, 2e-3), 1e-3).decision.holds is False  # decreasing, but not closed

@@ -19,7 +19,6 @@ from numerics.convex import complex_l1_blocks, group_norm_problem, max_margin
 from numerics.metrics import angle
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor
-from numerics.trends import fit_rate
 from theorems.tensor_networks.classification_flow import (
     MarginPath,
     direction_limit,
@@ -34,8 +33,6 @@ from verify import Context, Decision, claim, criterion, line, plain
 
 RTOL = 1e-8  # directions only (angles agree with rtol 1e-10 to 3 digits)
 GAP_TOLERANCE = 1e-2  # relative margin gap (or angle, rad) at Q_max
-RATE_CEILING = -0.1  # every proxy must decay at least like Q^(−0.1) over Q ≥ FIT_FROM
-FIT_FROM = 10.0
 Q_MAX = 1e10
 SPECTRAL_GAP = 0.8  # instances have s_2/s_1 ≤ 0.8, so the proxies decay at least like Q^(−0.2)
 
@@ -43,13 +40,6 @@ SPECTRAL_GAP = 0.8  # instances have s_2/s_1 ≤ 0.8, so the proxies decay at le
 def _levels(ctx: Context) -> np.ndarray:
     """Q from 1 to 1e10: with one point no support vectors tie, and the loss-clock flow stays non-stiff."""
     return log_levels(1.0, Q_MAX, ctx.pick(2, 4))
-
-
-def _decays(levels: np.ndarray, proxy: np.ndarray, tolerance: float) -> tuple[bool, float]:
-    """(final ≤ tolerance and proxy ~ Q^p with p ≤ RATE_CEILING over Q ≥ FIT_FROM, fitted p)."""
-    keep = levels >= FIT_FROM
-    exponent = fit_rate(levels[keep], np.maximum(proxy[keep], 1e-300)).exponent
-    return bool(proxy[-1] <= tolerance and exponent <= RATE_CEILING), exponent
 
 
 def dual_norm(s: np.ndarray, norm: str) -> float:
