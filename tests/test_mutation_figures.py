@@ -117,3 +117,41 @@ def test_code_run_only_in_a_subprocess_is_credited_to_the_test_that_starts_it(
                             "pkg/calc.py:2:17:ReplaceBinaryOperator_Mul_Div:0"}
     for entry in mutants.values():  # seen in the subprocess, credited to its test, and killed by it
         assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 1, "killed")
+
+
+IMPORT_TIME = '''\
+import functools
+
+LIMIT = 3
+
+
+@functools.lru_cache(maxsize=1)
+def cached(x, scale=2):
+    return scale * x
+
+
+class Box:
+    SIDE = 4
+
+    def area(self):
+        return self.SIDE ** 2
+'''
+
+
+def test_lines_that_run_at_import_are_credited_to_every_test_of_the_module() -> None:
+    """Module-level statements, decorators, signatures (defaults) and class bodies run at import, credited by
+    coverage to the one test that imported the module first; the mutant of such a line runs every test of the
+    module. Function bodies do not run at import."""
+    assert mutation.import_time_lines(IMPORT_TIME) == {1, 3, 6, 7, 11, 12, 14}
+    baseline = mutation.Baseline(lines={"m.py": {6: ["t_first"], 8: ["t_first", "t_body"], 15: ["t_area"]}},
+                                 import_lines={}, seconds={"t_first": 1.0, "t_body": 2.0, "t_area": 0.5}, failed=[],
+                                 skipped=0, startup_seconds=0.0, wall_seconds=0.0, cpu_seconds=0.0, returncode=0)
+
+    def at(line: int) -> mutation.Mutant:
+        return mutation.Mutant(f"m.py:{line}:1:core/NumberReplacer:0", "m.py", "core/NumberReplacer", 0,
+                               (line, 1), (line, 2))
+
+    import_time = mutation.import_time_lines(IMPORT_TIME)
+    assert mutation.select_tests(at(6), baseline, set(), import_time) == (["t_area", "t_first", "t_body"], "module")
+    assert mutation.select_tests(at(8), baseline, set(), import_time) == (["t_first", "t_body"], "line")
+    assert mutation.select_tests(at(9), baseline, set(), import_time) == ([], "none")

@@ -326,6 +326,31 @@ def compiled_lines(source: str) -> set[int]:
     return lines
 
 
+def import_time_lines(source: str) -> set[int]:
+    """Lines that run when the module is imported: module-level statements, class bodies, and each function's
+    decorators and signature (default values are evaluated where the function is defined), not function bodies.
+    Whichever test imports the module first runs them, so coverage credits them to that test alone."""
+    lines: set[int] = set()
+    try:
+        module = ast.parse(source)
+    except SyntaxError:
+        return lines
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for decorator in node.decorator_list:
+                    lines.update(range(decorator.lineno, (decorator.end_lineno or decorator.lineno) + 1))
+                lines.update(range(node.lineno, node.body[0].lineno))  # the signature, up to the body
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body)
+            else:
+                lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    visit(module.body)
+    return lines
+
+
 # -- equivalent mutants -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Equivalent:
@@ -624,16 +649,18 @@ def claims_figure_change(baseline: dict[str, Any], mutant: dict[str, Any]) -> st
     return None
 
 
-def select_tests(mutant: Mutant, baseline: Baseline, compiled: set[int]) -> tuple[list[str], str]:
+def select_tests(mutant: Mutant, baseline: Baseline, compiled: set[int],
+                 import_time: Collection[int] = ()) -> tuple[list[str], str]:
     """The tests that execute the mutant's lines, fastest first, and how they were found: ``line``; ``module``
-    (the line runs only at import, or in compiled code: every test that executes the module); ``none``."""
+    (the line runs at import, or in compiled code: every test that executes the module, with those credited for
+    the line); ``none``."""
     covered = baseline.lines.get(mutant.path, {})
     tests = {t for line in mutant.lines for t in covered.get(line, ())}
     how = "line"
-    if not tests:
-        imported = set(baseline.import_lines.get(mutant.path, ()))
-        if any(line in imported or line in compiled for line in mutant.lines):
-            tests, how = baseline.module_tests(mutant.path), "module"
+    imported = set(baseline.import_lines.get(mutant.path, ())) | set(import_time)
+    if any(line in imported for line in mutant.lines) or (not tests and any(line in compiled
+                                                                             for line in mutant.lines)):
+        tests, how = tests | baseline.module_tests(mutant.path), "module"
     if not tests:
         return [], "none"
     return sorted(tests, key=lambda t: (baseline.seconds.get(t, 0.0), t)), how
@@ -993,6 +1020,7 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
 
     sources = {f: (snapshot / f).read_text(encoding="utf-8") for f in files}
     compiled = {f: compiled_lines(sources[f]) for f in files}
+    import_time = {f: import_time_lines(sources[f]) for f in files}
     todo = [m for m in mutants if m.id not in results]
     total, done = len(mutants), [len(mutants) - len(todo)]
 
@@ -1014,7 +1042,7 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
                                 "seconds": 0.0, "cpu": 0.0, "selection": "none", "original": "", "mutated": ""})
                 continue
             original, changed, diff = changed_lines(sources[mutant.path], mutated)
-            tests, how = select_tests(mutant, baseline, compiled[mutant.path])
+            tests, how = select_tests(mutant, baseline, compiled[mutant.path], import_time[mutant.path])
             entry = {"original": original, "mutated": changed, "diff": diff, "selection": how, "tests": len(tests)}
             if not tests:
                 record(mutant, {**entry, "outcome": NO_COVERAGE, "detail": "no test executes this line",
