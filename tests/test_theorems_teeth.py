@@ -156,3 +156,16 @@ def test_gaps_close_needs_the_gaps_to_decrease_beyond_the_solver_floor() -> None
     assert MP.GAPS_CLOSE((1e-2, 5e-4, 5e-4 + 5e-10), 1e-3).decision.holds is True
     assert MP.GAPS_CLOSE((1e-2, 5e-4, 5e-4 + 5e-9), 1e-3).decision.holds is False
     assert MP.GAPS_CLOSE((1e-2, 5e-3, 2e-3), 1e-3).decision.holds is False  # decreasing, but not closed
+
+
+# -- align: D ≥ 0 (Sec. 2.1) is attained with equality at a balanced initialization -------------------------------
+def test_the_initialization_constant_may_be_zero() -> None:
+    from theorems.layer_alignment.common import initialization_constant
+    from theorems.layer_alignment.criteria import Named
+    from theorems.layer_alignment.flow_assumptions import constant_bounds
+
+    balanced = [np.array([[1.0, 0.0]]), np.array([[1.0]])]  # W_1W_1ᵀ = W_2ᵀW_2 and equal norms: D = 0
+    decision = constant_bounds(Named("balanced", [balanced]), initialization_constant).decision
+    assert decision.holds is True and decision.figures["min_D"] == 0.0
+    shifted = constant_bounds(Named("balanced", [balanced]), lambda layers: initialization_constant(layers) - 1e-9)
+    assert shifted.decision.holds is False
