@@ -248,3 +248,13 @@ def test_pack_round_trip() -> None:
 def test_pythagorean_data_refuses_a_sine_and_cosine_off_the_unit_circle() -> None:
     with pytest.raises(ValueError, match="squares must sum to 1"):
         pythagorean_data(sympy.Rational(2, 5), sympy.Rational(4, 5))
+
+
+def test_assumption1_on_float_targets() -> None:
+    from theorems.rank_minimization.two_point_setting import satisfies_assumption1
+
+    c, s = np.cos(0.3), np.sin(0.3)
+    assert satisfies_assumption1(np.array([[1.0, 0.0], [c, s]]))
+    assert not satisfies_assumption1(np.array([[1.0, 0.0], [-1.0, 0.0]]))  # unit but parallel
+    assert not satisfies_assumption1(np.array([[1.0, 0.0], [1.0, 1e-13]]))  # independent only to rounding
+    assert not satisfies_assumption1(np.array([[1.0, 0.0], [0.0, 1.0 + 1e-9]]))  # not unit

@@ -270,6 +270,8 @@ def check_radius_counterexample(ctx: Context) -> None:
     w, v = neurons(theta)
     turn = np.array([[sympy.Rational(2499, 2501), -sympy.Rational(100, 2501)],
                      [sympy.Rational(100, 2501), sympy.Rational(2499, 2501)]], dtype=object)  # rotation by ≈ 0.04
+    if np.any(E.signs(E.canonical(turn @ turn.T - np.eye(2, dtype=int)))):  # 2499² + 100² = 2501²
+        raise ValueError("the control's turn is not a rotation")
     ctx.control("w_2(0) rotated by 0.04 rad", rank_one_limits([(data, from_neurons(np.array([w[0], turn @ w[1]]), v))]),
                 "the same exact certification of a start whose second neuron is turned slightly: the limit has "
                 "rank W(∞) = 2")
