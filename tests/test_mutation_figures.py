@@ -16,7 +16,7 @@ import pytest
 from verify import mutation
 from verify.claim import Evidence, EvidenceKind, Role, Verdict
 from verify.registry import get
-from verify.runner import FIGURES_VARIABLE, ClaimResult, reported_figures, run_claim
+from verify.runner import DEFAULT_SEED, FIGURES_VARIABLE, ClaimResult, reported_figures, run_claim
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,14 +42,28 @@ def test_figure_change_names_the_first_difference() -> None:
     assert mutation.figure_change({"a": 1}, {"a": 1, "b": 2}) == "b: added"
     assert mutation.figure_change({"a": [1, 2]}, {"a": [1]}) == "a: [1, 2] → [1]"
     # the claims a mutant's run did not reach are not compared; the first changed one is named
-    assert mutation.claims_figure_change({"c1": {"k": 1}, "c2": {"k": 2}}, {"c2": {"k": 3}}) == "c2 reports k: 2 → 3"
-    assert mutation.claims_figure_change({"c1": {"k": 1}}, {"c1": {"k": 1}, "new": {"k": 0}}) is None
+    assert mutation.claims_figure_change({"c1@quick/1": {"k": 1}, "c2@quick/1": {"k": 2}},
+                                         {"c2@quick/1": {"k": 3}}) == "c2 reports k: 2 → 3"
+    others = {"c1@quick/1": {"k": 1}, "new@quick/1": {"k": 0}, "c1@quick/2": {"k": 5}}  # same, or not in the baseline
+    assert mutation.claims_figure_change({"c1@quick/1": {"k": 1}}, others) is None
+    assert mutation.claims_figure_change({"c1@quick/1": None}, {"c1@quick/1": {"k": 2}}) is None  # not comparable
+
+
+def test_figures_are_keyed_by_profile_and_seed_and_unstable_ones_are_not_compared(tmp_path: Path) -> None:
+    path = tmp_path / "figures.jsonl"
+    lines = [{"id": "c", "profile": "quick", "seed": 1, "shown": {"k": 1}},
+             {"id": "c", "profile": "quick", "seed": 2, "shown": {"k": 2}},  # a test ran it at another seed
+             {"id": "c", "profile": "quick", "seed": 1, "shown": {"k": 1}},  # again, the same: comparable
+             {"id": "d", "profile": "quick", "seed": 1, "shown": {"k": 1}},
+             {"id": "d", "profile": "quick", "seed": 1, "shown": {"k": 3}}]  # differs from itself: not comparable
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert mutation.read_figures(path) == {"c@quick/1": {"k": 1}, "c@quick/2": {"k": 2}, "d@quick/1": None}
 
 
 def test_a_passing_run_is_shown_only_when_a_claim_reports_other_figures() -> None:
-    baseline = {"c": {"0 bound": {"figures": {"rate": 0.5}}}}
-    same = {"rc": 0, "output": "", "figures": {"c": {"0 bound": {"figures": {"rate": 0.5}}}}}
-    moved = {"rc": 0, "output": "", "figures": {"c": {"0 bound": {"figures": {"rate": 0.25}}}}}
+    baseline = {"c@quick/1": {"0 bound": {"figures": {"rate": 0.5}}}}
+    same = {"rc": 0, "output": "", "figures": {"c@quick/1": {"0 bound": {"figures": {"rate": 0.5}}}}}
+    moved = {"rc": 0, "output": "", "figures": {"c@quick/1": {"0 bound": {"figures": {"rate": 0.25}}}}}
     assert mutation._outcome(same, baseline) == (mutation.SURVIVED, "")
     assert mutation._outcome(moved, baseline) == (mutation.SHOWN, "c reports 0 bound / figures / rate: 0.5 → 0.25")
     failed = {**moved, "rc": 1, "output": "FAILED tests/t.py::test_x"}
@@ -74,8 +88,9 @@ def test_the_plugin_writes_each_claims_figures_and_two_runs_agree(tmp_path: Path
                               check=False)
         assert done.returncode == 0, done.stdout[-2000:]
     first, second = (mutation.read_figures(path) for path in files)
-    assert list(first) == [claim] and first == second
-    assert first[claim] == json.loads(json.dumps(reported_figures(run_claim(get(claim)))))
+    key = f"{claim}@quick/{DEFAULT_SEED}"
+    assert list(first) == [key] and first == second
+    assert first[key] == json.loads(json.dumps(reported_figures(run_claim(get(claim)))))
 
 
 SUBPROCESS_CALC = '''\

@@ -601,13 +601,16 @@ def run_baseline(tree: Path, tests: Sequence[str], targets: Sequence[str], jobs:
 
 
 def read_figures(path: Path) -> dict[str, Any]:
-    """The claims' reported figures a test run wrote (claim id → figures); empty when it ran no claim."""
+    """The claims' reported figures a test run wrote: ``id@profile/seed`` → figures (tests that run a claim at
+    another profile or seed, or a test paper's claim several times, add keys of their own); None for a claim that
+    reported different figures in two runs of the same key (not comparable). Empty when the run ran no claim."""
     figures: dict[str, Any] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 entry = json.loads(line)
-                figures[entry["id"]] = entry["shown"]
+                key = f"{entry['id']}@{entry.get('profile', '')}/{entry.get('seed', '')}"
+                figures[key] = entry["shown"] if figures.get(key, entry["shown"]) == entry["shown"] else None
     return figures
 
 
@@ -640,12 +643,13 @@ def figure_change(before: Any, after: Any, where: str = "") -> str | None:
 
 
 def claims_figure_change(baseline: dict[str, Any], mutant: dict[str, Any]) -> str | None:
-    """The first claim whose reported figures a mutant changed (of the claims both runs ran), in words."""
-    for claim_id, shown in mutant.items():
-        if claim_id in baseline:
-            change = figure_change(baseline[claim_id], shown)
+    """The first claim whose reported figures a mutant changed (of the claims both runs ran at the same profile and
+    seed, and that reported the same figures whenever the baseline ran them), in words."""
+    for key, shown in mutant.items():
+        if baseline.get(key) is not None and shown is not None:
+            change = figure_change(baseline[key], shown)
             if change is not None:
-                return f"{claim_id} reports {change}"
+                return f"{key.partition('@')[0]} reports {change}"
     return None
 
 

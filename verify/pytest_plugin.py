@@ -149,7 +149,8 @@ class ClaimItem(pytest.Item):
         self.user_properties.append(("seconds", round(result.seconds, 3)))
         figures_file = os.environ.get(FIGURES_VARIABLE)
         if figures_file:  # verify bench teeth compares what the report would show, mutant against original
-            line = json.dumps({"id": self.claim_id, "shown": reported_figures(result)}) + "\n"
+            line = json.dumps({"id": self.claim_id, "profile": config.getoption("profile"),
+                               "seed": config.getoption("verify_seed"), "shown": reported_figures(result)}) + "\n"
             out = os.open(figures_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:  # one write of the whole line: pytest-xdist's workers append to the same file
                 os.write(out, line.encode("utf-8"))
