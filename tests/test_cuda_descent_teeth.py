@@ -98,7 +98,9 @@ def test_a_gpu_is_a_working_device_not_the_simulator() -> None:
 
 
 def test_availability_is_checked_once_per_process() -> None:
-    assert availability() is availability()
+    availability.cache_clear()  # asked afresh here (the module's import asked already)
+    first = availability()
+    assert availability() is first
 
 
 def test_calls_other_than_logaddexp0_are_kept_as_written() -> None:
