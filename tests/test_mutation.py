@@ -16,6 +16,7 @@ pytest.importorskip("cosmic_ray")
 pytest.importorskip("coverage")
 
 from cosmic_ray.mutating import mutate_code  # noqa: E402
+from test_mutation_figures import toy_project  # noqa: E402
 
 from verify import mutation  # noqa: E402
 from verify.cli import main  # noqa: E402
@@ -78,12 +79,7 @@ reason = "at x = low both branches return the same value"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / "pkg").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "calc.py").write_text(CALC)
-    (root / "tests" / "test_calc.py").write_text(TESTS)
+    root = toy_project(tmp_path, CALC, TESTS)
     (root / "mutation").mkdir()
     (root / "mutation" / "equivalent.toml").write_text(EQUIVALENT)
     return root

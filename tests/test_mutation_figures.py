@@ -93,6 +93,17 @@ def test_the_plugin_writes_each_claims_figures_and_two_runs_agree(tmp_path: Path
     assert first[key] == json.loads(json.dumps(reported_figures(run_claim(get(claim)))))
 
 
+def toy_project(tmp_path: Path, calc: str, tests: str) -> Path:
+    """A throwaway project to mutate: package ``pkg`` with ``calc.py``, and ``tests/test_calc.py``."""
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "calc.py").write_text(calc)
+    (root / "tests" / "test_calc.py").write_text(tests)
+    return root
+
+
 SUBPROCESS_CALC = '''\
 def cubed(x):
     return x * x * x
@@ -117,12 +128,7 @@ def test_code_run_only_in_a_subprocess_is_credited_to_the_test_that_starts_it(
     pytest.importorskip("coverage")
     from verify.cli import main
 
-    root = tmp_path / "project"
-    (root / "pkg").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "calc.py").write_text(SUBPROCESS_CALC)
-    (root / "tests" / "test_calc.py").write_text(SUBPROCESS_TESTS)
+    root = toy_project(tmp_path, SUBPROCESS_CALC, SUBPROCESS_TESTS)
     assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
                  "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
                  "--json", "-"]) == 0

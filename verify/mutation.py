@@ -502,7 +502,7 @@ class Baseline:
     wall_seconds: float
     cpu_seconds: float
     returncode: int
-    figures: dict[str, Any] = field(default_factory=dict)  # claim id → what its report shows (reported_figures)
+    figures: dict[str, Any] = field(default_factory=dict)  # id@profile/seed → what the claim's report shows
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
