@@ -13,12 +13,10 @@ from types import SimpleNamespace
 
 import numba
 import pytest
+from test_cuda_descent import PYTHONPATH, ROOT  # the checkout, first on a subprocess's path
 
 import numerics.cuda_descent as cd
 from numerics.cuda_descent import Availability, availability, rounded
-
-ROOT = Path(__file__).resolve().parents[1]
-PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 STEPPER = r"""
 import json
