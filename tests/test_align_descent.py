@@ -29,6 +29,7 @@ from theorems.layer_alignment.descent_lemmas import (
     CORRECTED,
     PRINTED,
     error_term_slacks,
+    first_constant_step_violation,
     frobenius_drifts,
     one_step_change,
 )
@@ -191,6 +192,20 @@ def test_error_term_slacks_hold_under_assumption5_and_fail_for_huge_steps() -> N
     assert np.all(first >= 0) and np.all(second >= -1e-12)
     first, _ = error_term_slacks(descent_trace(objective, theta0, 10, 3.0))
     assert np.min(first) < 0  # η > 1: Σ η² ‖∇R‖² exceeds Σ η ‖∇R‖²
+
+
+def test_the_constant_step_search_certifies_a_small_violation_and_passes_a_near_miss() -> None:
+    """align.lem8's search for a constant-step break of Lemma 8 (a): a start that breaks (a) by about 0.22 (η = 30,
+    from step 2 on) is found at the fewest steps and certified; an admissible start that stays about 0.51 below the
+    bound at every step and step size is not reported, alone or next to the first."""
+    small_break = np.array([0, 6, -1, -3, -1, -4, -4, 4, 2, -2]) / 4
+    near_miss = np.array([-2, 6, 1, 2, 0, 1, -5, -3, 4, 6]) / 4
+    violation = first_constant_step_violation(small_break[None])
+    assert violation is not None and violation.certified and (violation.steps, violation.eta) == (2, 30)
+    assert 0.1 < float((violation.excess - violation.bound).mid()) < 0.3
+    assert first_constant_step_violation(near_miss[None]) is None
+    both = first_constant_step_violation(np.stack([near_miss, small_break]))
+    assert both is not None and both.start.tolist() == small_break.tolist()
 
 
 def test_gradient_floor_is_a_lower_bound() -> None:

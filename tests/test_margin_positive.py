@@ -10,7 +10,7 @@ from numerics.convex import max_margin
 from numerics.networks import diagonal, fully_connected
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
-from theorems.margin_maximization.definitions import flow_path, locally_connected, teacher_data
+from theorems.margin_maximization.definitions import flow_path, layer_is_linear, locally_connected, teacher_data
 from theorems.margin_maximization.lemmas_c import worst_slack
 
 
@@ -83,3 +83,35 @@ def test_am_gm_search_and_its_controls():
     assert worst_slack(rng, 3, 3, 1.0, 5000) >= -1e-12
     assert worst_slack(rng, 3, 4, 1.0, 5000) < -0.5  # the constant m + 1 fails at a_j = C
     assert worst_slack(rng, 3, 3, -1.0, 5000) < -0.5  # C < 0: a = 0 satisfies the hypothesis
+
+
+class ScalarOfInnerProduct:
+    """A one-layer model Φ(θ; x) = f(⟨θ, x⟩), exact or symbolic as θ is: the per-layer linearity test's cases."""
+
+    sizes, d_in, d_out = [2], 2, 1
+
+    def __init__(self, f):
+        self.f = f
+
+    def forward(self, theta, X):
+        return np.array([[self.f(np.dot(x, theta))] for x in X], dtype=object)
+
+
+def relu(z):
+    return z if z > 0 else 0 * z
+
+
+def test_layer_linearity_is_decided_exactly_or_left_open():
+    """margin.def.problem4's criterion: a linear form in symbolic u is linear (certified), a square or an offset is
+    not; a ReLU of u is refuted by an exact additivity failure; a ReLU of u that cancels (relu(z) − relu(−z) = z) is
+    undecided, not passed."""
+    X, theta = np.array([[1, 2], [3, -1]]), np.array([1, 1])
+    assert layer_is_linear(ScalarOfInnerProduct(lambda z: 3 * z), theta, 0, X).holds is True
+    assert layer_is_linear(ScalarOfInnerProduct(lambda z: z**2), theta, 0, X).holds is False
+    assert layer_is_linear(ScalarOfInnerProduct(lambda z: z + 1), theta, 0, X).holds is False
+    refuted = layer_is_linear(ScalarOfInnerProduct(relu), theta, 0, X)
+    assert refuted.holds is False and "q = −u" in refuted.detail
+    assert layer_is_linear(ScalarOfInnerProduct(lambda z: relu(z) - relu(-z)), theta, 0, X).holds is None
+    lemma_c6 = C.construction("lemC.6")
+    assert layer_is_linear(lemma_c6.model, lemma_c6.theta, 1, lemma_c6.X).holds is True
+    assert layer_is_linear(lemma_c6.model, lemma_c6.theta, 0, lemma_c6.X).holds is False

@@ -13,7 +13,12 @@ from numerics.tensor_network import fully_connected_tensor
 from theorems.tensor_networks import regression_oracles as R
 from theorems.tensor_networks.common import dft_matrix
 from theorems.tensor_networks.regression import decomposable_instance
-from theorems.tensor_networks.regression_corollaries import even_conv_instance, even_part, flip_matrix
+from theorems.tensor_networks.regression_corollaries import (
+    approaches_references,
+    even_conv_instance,
+    even_part,
+    flip_matrix,
+)
 
 DEPTHS = (2, 3, 4)
 
@@ -119,6 +124,29 @@ def test_two_layer_limit_scalar_closed_form():
     assert result.v1 == pytest.approx([alpha * v1 * np.cosh(nu * x)], rel=1e-13)
     assert result.v2 == pytest.approx([alpha * v1 * np.sinh(nu * x)], rel=1e-13)
     assert x * result.v1[0] * result.v2[0] == pytest.approx(y, rel=1e-13)
+
+
+@pytest.mark.parametrize("endpoint", [-1.0, 1.0])
+def test_g_inverse_returns_a_root_on_the_first_bracket_end(endpoint: float):
+    """g(ν) = value exactly at ν = ±1, the first bracket's ends: the root is that end (no bracket widening)."""
+    s, e1, e2 = np.array([0.5, 2.0]), np.array([1.0, -0.25]), np.array([0.5, 0.75])
+    value = R.g_function(s, e1, e2, endpoint)
+    assert R.g_inverse(s, e1, e2, value) == endpoint
+    assert R.g_function(s, e1, e2, R.g_inverse(s, e1, e2, 0.3 * value)) == pytest.approx(0.3 * value, rel=1e-12)
+
+
+def test_approaches_references_is_closed_at_its_tolerance():
+    """tensor.cor7's interpolation trend: distances ending exactly at the tolerance pass; a step above fails (both
+    limits); a rise by more than the 1e-3 × tolerance floor breaks monotonicity."""
+    tolerance, zero = 2.0**-10, np.zeros((1, 1))
+    ending_at = [[[4 * tolerance]], [[2 * tolerance]], [[tolerance]]]
+    above = [[[4 * tolerance]], [[2 * tolerance]], [[tolerance * (1 + 2.0**-20)]]]
+    rising = [[[tolerance / 2]], [[tolerance / 2 + 2e-3 * tolerance]]]
+    assert approaches_references(R.Bundle(ending_at), R.Bundle(ending_at), zero, zero, tolerance).holds
+    assert not approaches_references(R.Bundle(above), R.Bundle(ending_at), zero, zero, tolerance).holds
+    assert not approaches_references(R.Bundle(ending_at), R.Bundle(above), zero, zero, tolerance).holds
+    assert not approaches_references(R.Bundle(rising), R.Bundle(ending_at), zero, zero, tolerance).holds
+    assert not approaches_references(R.Bundle(ending_at), R.Bundle(rising), zero, zero, tolerance).holds
 
 
 # -- constructions --------------------------------------------------------------------------------------------------

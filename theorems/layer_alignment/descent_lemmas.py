@@ -605,12 +605,23 @@ class CertifiedViolation:
         return bool(self.excess > self.bound) and bool(self.initial_risk < arb(2).log())
 
 
+CONSTANT_STEP_WIDTHS = (2, 2, 2, 1)
+
+
 def constant_step_violation(ctx: Context, draws: int) -> CertifiedViolation | None:
-    """Search quarter-grid starts on DS2 (widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 with margin for a
-    constant-step GD run of 2–4 steps (η ∈ {10, 30}) that breaks Lemma 8 (a); certify the best in ball arithmetic."""
-    data, net = ds2(), linear_network((2, 2, 2, 1))
+    """Search ``draws`` random quarter-grid starts (entries in [−3/2, 3/2]) with
+    :func:`first_constant_step_violation`."""
+    n_params = linear_network(CONSTANT_STEP_WIDTHS).n_params
+    return first_constant_step_violation(ctx.rng("constant-step starts").integers(-6, 7, size=(draws, n_params)) / 4)
+
+
+def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | None:
+    """Among ``starts`` (rows; DS2, widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 with margin, find a
+    constant-step GD run that breaks Lemma 8 (a) in float64, trying the fewest steps (2–4) first, then η = 10 before
+    η = 30; certify the start with the largest excess in ball arithmetic. None when no start breaks (a)."""
+    data, net = ds2(), linear_network(CONSTANT_STEP_WIDTHS)
     objective = risk(net, data, "logistic")
-    starts = ctx.rng("constant-step starts").integers(-6, 7, size=(draws, net.n_params)) / 4
+    draws = len(starts)
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
     admissible = np.array([satisfies_assumption2(objective, theta) and float(objective.value(theta)) < np.log(2) - 1e-6
@@ -631,19 +642,22 @@ def constant_step_violation(ctx: Context, draws: int) -> CertifiedViolation | No
             gaps = np.where(finite, np.max(excess, axis=0) - bounds, -np.inf)
             best = int(np.argmax(gaps))
             if gaps[best] > 0:
-                return _certify_violation(net, data, starts[best], eta, steps)
+                excesses, bound, initial_risk = ball_excess_terms(starts[best], eta, steps)
+                layer = int(np.argmax([float(e.mid()) for e in excesses]))
+                return CertifiedViolation(starts[best], eta, steps, layer + 1, excesses[layer], bound, initial_risk)
     return None
 
 
-def _certify_violation(net, data: Dataset, start: np.ndarray, eta, steps: int) -> CertifiedViolation:
-    Z, theta0 = rational_array(data.exact_Z), rational_array(start)
+def ball_excess_terms(start: np.ndarray, eta, steps: int) -> tuple[list[arb], arb, arb]:
+    """Ball enclosures (256 bits) of ‖W_k‖_F² − ‖W_k‖_2² for every layer after ``steps`` exact GD steps of size η from
+    the rational ``start`` (DS2, widths [2, 2, 2, 1], logistic risk), of D + 2R(W(0)), and of R(W(0))."""
+    net, Z, theta0 = linear_network(CONSTANT_STEP_WIDTHS), rational_array(ds2().exact_Z), rational_array(start)
     with flint_ctx.workprec(256):
         final = ball_logistic_descent(net, Z, theta0, eta if isinstance(eta, fmpq) else fmpq(eta), steps)[-1]
         excesses = [ball_rank_one_excess(W) for W in net.matrices(final)]
         initial_risk = ball_logistic_risk(net, Z, theta0)
         bound = ball_initialization_constant(net.matrices(theta0)) + 2 * initial_risk
-    layer = int(np.argmax([float(e.mid()) for e in excesses]))
-    return CertifiedViolation(start, eta, steps, layer + 1, excesses[layer], bound, initial_risk)
+    return excesses, bound, initial_risk
 
 
 def lemma8_slacks(terms: Lemma8Terms, excess_bound: Callable[[int], np.ndarray | float],
@@ -719,13 +733,7 @@ def worst_display_slacks(terms: list[Lemma8Terms], swapped: bool) -> dict[str, f
 @criterion("Lemma 8 (a) fails on the GD run: ball enclosures (256 bits) give ‖W_k‖_F² − ‖W_k‖_2² > D + 2R(W(0)) "
            "for some k, from a start with R(W(0)) < ℓ(0)")
 def certified_excess_violation(start: Named, eta, steps: int):
-    data, net = ds2(), linear_network((2, 2, 2, 1))
-    Z, theta0 = rational_array(data.exact_Z), rational_array(start.value)
-    with flint_ctx.workprec(256):
-        final = ball_logistic_descent(net, Z, theta0, eta if isinstance(eta, fmpq) else fmpq(eta), steps)[-1]
-        excesses = [ball_rank_one_excess(W) for W in net.matrices(final)]
-        initial_risk = ball_logistic_risk(net, Z, theta0)
-        bound = ball_initialization_constant(net.matrices(theta0)) + 2 * initial_risk
+    excesses, bound, initial_risk = ball_excess_terms(start.value, eta, steps)
     figures = {"excess_lower": max(float(e.lower()) for e in excesses), "bound_upper": float(bound.upper()),
                "initial_risk_upper": float(initial_risk.upper())}
     record = tightness("(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ D + 2R(W(0)) (lower end of the excess over the upper end of the "
@@ -922,7 +930,7 @@ def check_lem8_corrected(ctx: Context) -> None:
                 "D_k + Σ_j (tr P_j − tr Q_(j+1) + ‖Q_(j+1)‖_2)", conclusion=part_a)
     violation = constant_step_violation(ctx, ctx.pick(2000, 4000))
     if violation is not None:
-        objective = risk(linear_network((2, 2, 2, 1)), ds2(), "logistic")
+        objective = risk(linear_network(CONSTANT_STEP_WIDTHS), ds2(), "logistic")
         run = Lemma8Terms(descent_trace(objective, violation.start, violation.steps, float(violation.eta)))
         ctx.control("constant step (Assumption 5 dropped)",
                     excess_bounded(Named(f"the constant-step run certified by align.lem8 (η = {violation.eta})",
