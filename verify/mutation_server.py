@@ -10,7 +10,9 @@ serves requests, one JSON line each on stdin:
 For each request it forks a child that runs ``pytest.main(args)`` in a new session with the output going to the
 named file, waits for it at most ``timeout`` seconds (then kills the child's whole process group) and answers one
 JSON line on stdout: ``{"rc": exit status or null on timeout, "seconds": wall, "cpu": the child's CPU seconds}``.
-A fork costs milliseconds where a fresh interpreter importing numpy, scipy, sympy and torch costs seconds.
+When the process that started the server goes away (``verify bench teeth`` killed), the server kills the running
+child's process group and exits at once instead of finishing the test run. A fork costs milliseconds where a fresh
+interpreter importing numpy, scipy, sympy and torch costs seconds.
 
 Nothing here may import the project: this text is run on its own.
 """
@@ -58,7 +60,14 @@ def _child(request: dict) -> None:
         os._exit(status)
 
 
-def _serve(request: dict) -> dict:
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _serve(request: dict, parent: int) -> dict:
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -68,23 +77,22 @@ def _serve(request: dict) -> dict:
         done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
             break
+        if os.getppid() != parent:  # orphaned: whoever would read the answer is gone
+            _kill_group(pid)
+            os.wait4(pid, 0)
+            os._exit(1)
         if time.perf_counter() > deadline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            _kill_group(pid)
             done, status, usage = os.wait4(pid, 0)
             return {"rc": None, "seconds": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime}
         time.sleep(0.02)
     rc = os.waitstatus_to_exitcode(status)
-    try:  # whatever the tests left running in the child's session (a pool, a server) goes with it
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    _kill_group(pid)  # whatever the tests left running in the child's session (a pool, a server) goes with it
     return {"rc": rc, "seconds": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def main() -> None:
+    parent = os.getppid()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # whatever a preloaded library prints goes to stderr, never into the replies
     sys.stdout = sys.stderr
@@ -95,7 +103,7 @@ def main() -> None:
     for line in sys.stdin:
         if not line.strip():
             continue
-        replies.write(json.dumps(_serve(json.loads(line))) + "\n")
+        replies.write(json.dumps(_serve(json.loads(line), parent)) + "\n")
 
 
 if __name__ == "__main__":
