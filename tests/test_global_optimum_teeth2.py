@@ -87,6 +87,12 @@ def test_rational_directions_zero_only_relatively_small_multipliers():
     assert all(list(d) == [1, Q(1, 100)] for d in G._rational_directions(np.array([3.0, 0.03])))
 
 
+def test_rational_directions_of_zero_multipliers_is_the_zero_direction_once():
+    with np.errstate(all="raise"):  # no 0/0 on the way
+        directions = G._rational_directions(np.zeros(3))
+    assert [list(d) for d in directions] == [[0, 0, 0]]
+
+
 # -- the exact upper point ------------------------------------------------------------------------------------------
 E1E2 = to_exact([[1, 0], [0, 1]])  # x1 = e1, x2 = e2, labels +1: one neuron along (1, 1) serves both
 
@@ -218,3 +224,4 @@ def test_the_layer_bound_rounds_multipliers_relative_to_their_size(x, optimum) -
     # to 0 for x = (2000, 0) (lower bound 0, no optimum) before the rounding was taken relative to its decade
     found = G.layer_global_optimum(FC[2], to_exact([0, 0, 0, 0, 1, -1]), to_exact([x]), [1])
     assert found.lower == found.upper == found.optimum == optimum
+

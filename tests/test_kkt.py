@@ -239,6 +239,16 @@ def test_infeasible_point():
     assert kkt.scale_free_cost(RELU_2_2_1, floats(theta), floats(HAND_X), floats(HAND_Y)) == np.inf
     with pytest.raises(ValueError, match="minimum margin"):
         kkt.rescale_to_margin(RELU_2_2_1, theta, HAND_X, HAND_Y)
+    with pytest.raises(ValueError, match="positive minimum margin"):
+        kkt.scale_free_cost(RELU_2_2_1, theta, HAND_X, HAND_Y)
+
+
+def test_scale_free_cost_refuses_a_zero_minimum_margin_exactly():
+    """q_min = 0 exactly (θ = 0 gives every margin 0): R(θ) = ‖θ‖²/q_min^(2/L) is undefined, not a sympy infinity."""
+    zero = to_exact([0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="positive minimum margin, got 0"):
+        kkt.scale_free_cost(RELU_2_2_1, zero, HAND_X, HAND_Y)
+    assert kkt.scale_free_cost(RELU_2_2_1, floats(zero), floats(HAND_X), floats(HAND_Y)) == np.inf
 
 
 def test_programmer_errors_raise():
