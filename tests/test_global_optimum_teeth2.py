@@ -224,4 +224,3 @@ def test_the_layer_bound_rounds_multipliers_relative_to_their_size(x, optimum) -
     # to 0 for x = (2000, 0) (lower bound 0, no optimum) before the rounding was taken relative to its decade
     found = G.layer_global_optimum(FC[2], to_exact([0, 0, 0, 0, 1, -1]), to_exact([x]), [1])
     assert found.lower == found.upper == found.optimum == optimum
-
