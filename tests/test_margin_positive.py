@@ -7,10 +7,12 @@ import pytest
 import sympy
 
 from numerics.convex import max_margin
+from numerics.exact import to_exact
 from numerics.networks import diagonal, fully_connected
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
 from theorems.margin_maximization.definitions import flow_path, layer_is_linear, locally_connected, teacher_data
+from theorems.margin_maximization.derived import unit_balance
 from theorems.margin_maximization.lemmas_c import worst_slack
 
 
@@ -115,3 +117,12 @@ def test_layer_linearity_is_decided_exactly_or_left_open():
     lemma_c6 = C.construction("lemC.6")
     assert layer_is_linear(lemma_c6.model, lemma_c6.theta, 1, lemma_c6.X).holds is True
     assert layer_is_linear(lemma_c6.model, lemma_c6.theta, 0, lemma_c6.X).holds is False
+
+
+def test_unit_balance_checks_every_hidden_unit():
+    """‖w_in‖² = ‖w_out‖² for each hidden unit of a depth-2 network: the third unit alone breaks it."""
+    net = fully_connected([2, 3, 1], "relu")  # θ = W1 (3 × 2, row by row), then v (3)
+    balanced = [3, 4, 0, 1, 1, 0, 5, 1, -1]
+    assert unit_balance(net, to_exact(balanced))
+    assert not unit_balance(net, to_exact(balanced[:8] + [2]))
+    assert not unit_balance(net, to_exact([3, 4, 0, 1, 1, 0, 4, 1, -1]))

@@ -130,12 +130,12 @@ def check_lemC1(ctx: Context) -> None:
     for act in ("linear", "ReLU"):
         network = f"fully connected 3-4-3-1, {act}"
         record_drifts(ctx, [(network, layer_quantity), (network, unit_quantity)], C1)
-        tests = network_identities(fully_connected([2, 3, 2, 1], act.lower()), relu_region() if act == "ReLU"
-                                   else linear_activation, units=True)
+        symbolic_net = fully_connected([2, 3, 2, 1], act.lower())
+        tests = network_identities(symbolic_net, relu_region() if act == "ReLU" else linear_activation, units=True)
         ctx.support(f"{act}: per-sample identities", "symbolic", all(t.holds for t in tests.values()),
                     "sympy on a symbolic 2-3-2-1 network (ReLU: one slope symbol per unit): ⟨u^(l), ∂Φ/∂u^(l)⟩ = Φ "
                     "for every layer and ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ for every unit, monomial by monomial",
-                    conclusion=C1)
+                    {"identities": len(tests), "parameters": symbolic_net.n_params}, conclusion=C1)
     ctx.control("‖W_1‖² − 2‖W_2‖²", CONSERVED("fully connected 3-4-3-1, linear", weighted_layer_quantity,
                                               int(ctx.rng("control").integers(2**31)), DRIFT_TOLERANCE),
                 "wrong constant: ‖W_1‖² − ‖W_2‖² → ‖W_1‖² − 2‖W_2‖²")
