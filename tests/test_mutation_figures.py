@@ -70,6 +70,19 @@ def test_a_passing_run_is_shown_only_when_a_claim_reports_other_figures() -> Non
     assert mutation._outcome(failed, baseline)[0] == mutation.KILLED  # a failing test outranks a figure
 
 
+def test_a_test_module_that_no_longer_imports_or_a_crash_kills_and_a_usage_error_does_not() -> None:
+    uncollectable = {"rc": 4, "output": "4 warnings, 2 errors in 3.21s\nERROR: found no collectors for "
+                                        "tests/test_x.py::test_y"}
+    assert mutation._outcome(uncollectable) == (mutation.KILLED,
+                                                "collection failed: a selected test module no longer imports")
+    missing = {"rc": 4, "output": "no tests ran in 0.01s\nERROR: found no collectors for tests/test_x.py::test_y"}
+    assert mutation._outcome(missing)[0] == mutation.ERROR  # a node id that is not there: the tool's fault
+    assert mutation._outcome({"rc": 4, "output": "ERROR: usage: pytest [options]"})[0] == mutation.ERROR
+    assert mutation._outcome({"rc": -6, "output": "Fatal Python error: Aborted"}) == (
+        mutation.KILLED, "the test run crashed (signal 6)")
+    assert mutation._outcome({"rc": 5, "output": "no tests ran"})[0] == mutation.ERROR
+
+
 def test_the_score_counts_shown_mutants_and_the_strict_score_does_not() -> None:
     counts = {"killed": 6, "timeout": 1, "shown": 2, "survived": 1, "no_coverage": 0}
     assert mutation.scores(counts) == {"score": 0.9, "score_tests": 0.7}

@@ -47,6 +47,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -931,10 +932,15 @@ def _load_average() -> list[float]:
         return []
 
 
+COLLECTION_ERRORS = re.compile(r"\b\d+ errors? in [\d.]+s")  # pytest's summary line: "…, 2 errors in 3.21s"
+
+
 def _outcome(reply: dict[str, Any], figures: dict[str, Any] | None = None) -> tuple[str, str]:
     """(outcome, detail) of a test run: pytest's exit status 0 survived, or shown when a claim's reported figures
     differ from the baseline's (``figures``); 1 a test failed, 2 collection failed (the mutant does not import),
-    3 internal error: killed; none: timeout; 4, 5 or a worker failure: error."""
+    3 internal error, 4 with collection errors (a selected test module no longer imports: pytest answers "found no
+    collectors" for its node ids), or a signal (the test process crashed): killed; none: timeout; 4 otherwise, 5 or
+    a worker failure: error."""
     rc, output = reply.get("rc"), reply.get("output", "")
     if reply.get("error"):
         return ERROR, reply["error"]
@@ -947,6 +953,10 @@ def _outcome(reply: dict[str, Any], figures: dict[str, Any] | None = None) -> tu
         failing = [line for line in output.splitlines() if line.startswith(("FAILED ", "ERROR "))]
         kind = {1: "a test failed", 2: "collection failed", 3: "pytest internal error"}[rc]
         return KILLED, failing[0] if failing else kind
+    if rc == 4 and "found no collectors for" in output and COLLECTION_ERRORS.search(output):
+        return KILLED, "collection failed: a selected test module no longer imports"
+    if rc < 0:
+        return KILLED, f"the test run crashed (signal {-rc})"
     tail = " | ".join(line for line in output.splitlines()[-3:] if line.strip())
     return ERROR, f"pytest exit status {rc}: {tail}"
 
