@@ -131,3 +131,14 @@ def test_radial_slack_is_the_vectorized_quantity_bit_for_bit(loss, factory):
         value = _scaled_from_products(loss, svm.margin, np.array([abs(x[0])]), data.Z @ svm.direction,
                                       (radius * (data.Z @ basis @ direction))[None])
         assert slack(x) == float(value[0]) / radius
+
+
+def test_naive_angle_of_antiparallel_vectors_is_pi_where_rounding_overshoots():
+    """align.testing's textbook angle clips the cosine into [−1, 1]: for a and −a rounding gives −1 − 2⁻⁵² on about a
+    quarter of random vectors, whose arccos would be nan."""
+    from theorems.layer_alignment.flow_theorems import naive_angle
+
+    draws = np.random.default_rng(0).normal(size=(40, 3))
+    overshooting = [a for a in draws if a @ -a / (np.linalg.norm(a) * np.linalg.norm(a)) < -1.0]
+    assert overshooting
+    assert all(naive_angle(a, -a) == np.pi for a in overshooting)
