@@ -148,6 +148,19 @@ def test_presentation_and_other_profile_positions_are_left_out_and_counted(tmp_p
     assert left_out == {mutation.PRESENTATION: 13, mutation.OTHER_PROFILE: 19}
 
 
+def test_code_that_runs_only_beyond_the_quick_profile_is_left_out(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text('if ctx.pick(False, True):\n    a = 1\nelse:\n    b = 2\n'
+                                   'c = [3] if ctx.profile != "quick" else [4]\n'
+                                   'if x:\n    d = 5\n'
+                                   'if ctx.profile is not Profile.QUICK: e = 6\n'
+                                   'elif ctx.pick(False, True):\n    f = 7\n')
+    left_out: Counter[str] = Counter()
+    kept = mutation.enumerate_mutants(tmp_path, ["m.py"], mutation.resolve_operators(["number"]), left_out)
+    assert sorted({m.start[0] for m in kept}) == [4, 5, 7]  # the else branch, [4], the branch of x
+    assert {m.start for m in kept if m.start[0] == 5} == {(5, 40)}  # [4], not [3]
+    assert left_out == {mutation.OTHER_PROFILE: 8}  # 1, 3, 6 and 7, two mutants each
+
+
 @pytest.mark.slow  # ≈ 10 s: a baseline and 20 pytest runs in subprocesses
 def test_teeth_end_to_end(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_teeth(project, "--jobs", "2", "--json", "-", "--survivors")) == 0

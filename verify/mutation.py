@@ -248,20 +248,40 @@ PRESENTATION = "presentation"
 OTHER_PROFILE = "other profile"
 LEFT_OUT = {
     PRESENTATION: "inside an f-string: the text of a detail, a label or a name, never an input of a decision",
-    OTHER_PROFILE: "a value of ctx.pick(...) for the full, paper or gpu profile (its second and later arguments): "
-                   "the claims run at the quick profile here, which never reads it",
+    OTHER_PROFILE: "a value of ctx.pick(...) for the full, paper or gpu profile (its second and later arguments), or "
+                   "code that only runs beyond the quick profile (under if ctx.pick(False, True): or if ctx.profile is "
+                   "not quick): the claims run at the quick profile here, which never reads it",
 }
 """The positions left out of a run by default (``every_position`` keeps them), with the reason: no test or claim
 at the profile the run uses can tell such a mutant from the original, so each would count as a survivor that says
 nothing about the checks."""
 
 
+BEYOND_QUICK = {"ctx.pick(False,True)", "ctx.profileisnotProfile.QUICK", "ctx.profile!=Profile.QUICK",
+                'ctx.profile!="quick"', 'ctx.profile.value!="quick"'}
+"""Conditions (spaces removed) true at every profile but the quick one: the branch they guard runs beyond it."""
+
+
+def _guarded_beyond_quick(child: Any, parent: Any) -> bool:
+    """Whether ``child`` is the branch that ``parent`` (an ``if`` statement or a conditional expression) takes only
+    beyond the quick profile."""
+    if parent.type == "if_stmt":
+        index = parent.children.index(child)
+        test = parent.children[index - 2] if index >= 2 and parent.children[index - 1] == ":" else None
+        return test is not None and test != "else" and test.get_code().replace(" ", "") in BEYOND_QUICK
+    if parent.type == "test" and len(parent.children) == 5 and parent.children[0] is child:
+        return parent.children[2].get_code().replace(" ", "") in BEYOND_QUICK
+    return False
+
+
 def left_out_reason(node: Any) -> str | None:
     """The key of :data:`LEFT_OUT` that covers a mutation position, or None."""
-    parent = node.parent
+    child, parent = node, node.parent
     while parent is not None:
         if parent.type == "fstring":
             return PRESENTATION
+        if _guarded_beyond_quick(child, parent):
+            return OTHER_PROFILE
         if parent.type == "trailer" and parent.children[0].type == "operator" and parent.children[0].value == "(":
             called = parent.get_previous_sibling()
             owner = called.get_previous_sibling() if called is not None else None
@@ -269,7 +289,7 @@ def left_out_reason(node: Any) -> str | None:
                     called.children[-1].value == "pick" and owner is not None and owner.type == "name" and \
                     owner.value == "ctx" and _argument_key(parent, node) not in (None, 0, "quick"):
                 return OTHER_PROFILE
-        parent = parent.parent
+        child, parent = parent, parent.parent
     return None
 
 
