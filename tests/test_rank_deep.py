@@ -105,6 +105,12 @@ def test_balancing_keeps_function_and_does_not_increase_the_norm() -> None:
     np.testing.assert_allclose(net.forward(D.parameters(even), X), net.forward(D.parameters(layers), X), rtol=1e-12)
 
 
+def test_balance_gap_is_the_largest_over_the_smallest_layer_norm_minus_one() -> None:
+    """Small layers too (Frobenius norms 1/2 and 1/4: gap 1), and +inf when a layer is zero."""
+    assert D.layer_norms([np.array([[0.5]]), np.array([[0.0, 0.25]])]).balance_gap == 1.0
+    assert D.layer_norms([np.array([[3.0, 4.0]]), np.array([[0.0]])]).balance_gap == np.inf
+
+
 def test_identity_padding_computes_the_teacher_with_high_rank_layers() -> None:
     teacher = D.absolute_sum_teacher()
     X = D.circle_inputs(8, 0.3)

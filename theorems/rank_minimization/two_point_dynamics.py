@@ -32,7 +32,6 @@ from theorems.rank_minimization.two_point_common import (
     paper_data,
     random_inits,
     reduced_field,
-    reduced_state,
     row_angle,
     uniform_directions,
     uniform_norms,
@@ -225,14 +224,6 @@ def dead_side_start(data: TwoPoints, a_first: float, b_first: float) -> np.ndarr
     w = np.array([a_first * X[0] + 0.5 * normal, 0.5 * X[1]])
     v = np.array([b_first * np.asarray(data.Y[0], dtype=float), [0.0, 0.0]])
     return from_neurons(w, v)
-
-
-def pl_margin(a0: float, times: np.ndarray) -> float:
-    """min over t > t' of L(t')e^{−(t−t')/K} − L(t) for one neuron on the closed form (t' = times[0])."""
-    a, b = reduced_state(a0, 0.0, times)
-    loss = (1 - a * b) ** 2 / 2
-    K = 1 / (2 * a[0] ** 2)  # Lemma 13's K restricted to one neuron: ½(w_iᵀx_i(t'))⁻²
-    return float(np.min(loss[0] * np.exp(-(times - times[0]) / K) - loss))
 
 
 LIMIT = identities("a_∞b_∞ − 1 and (a_∞² − a_0²)·2(sqrt(c² + 4) + c) − 4 vanish identically")
