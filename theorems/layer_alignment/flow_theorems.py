@@ -339,12 +339,6 @@ def envelope_ratio(t: np.ndarray, values: np.ndarray) -> float:
     return float(second.max() / first.max()) if first.size and second.size else float("inf")
 
 
-def envelope_falls(t: np.ndarray, values: np.ndarray) -> bool:
-    """Finite-time proxy of '→ 0' for a quantity that may oscillate at a small scale: the maximum over the second
-    half of the last ``SETTLING_DECADES`` decades is at most ENVELOPE_FACTOR times the maximum over the first half."""
-    return envelope_ratio(t, values) <= ENVELOPE_FACTOR
-
-
 def theorem2_series(run: FlowRun, u_bar: np.ndarray) -> dict[str, np.ndarray]:
     return {
         "angle": np.array([angle(s.w_prod, u_bar) for s in run.states]),
