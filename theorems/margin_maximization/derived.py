@@ -252,6 +252,9 @@ def check_kkt_table(ctx: Context) -> None:
     ctx.control("the second-order test along Thm 5.1's direction at depth 2",
                 NEGATIVE_CURVATURE(C.edited("Thm 5.1 at depth 2", depth2), thm51_direction(2)),
                 "another depth: m = 3 → 2 (no negative curvature)")
+    ctx.control("the second-order test along a direction that is not critical (Thm 4.1 linear)",
+                NEGATIVE_CURVATURE(C.source("thm4.1-linear"), ("0", "1", "1", "1")),
+                "dropped hypothesis: d critical (∇q·d = 1 on the active sample, although dᵀHd = −1 < 0)")
     optimum = C.result(C.report("thm3.2"), "global_optimum").figures["optimum_upper"]
     ctx.control("Thm 3.2's flow against the global optimum's value", FLOW_REACHES("thm3.2", str(optimum), ("2", "2")),
                 "wrong limit: ‖θ̃‖² = 8 → the global optimum's value")
