@@ -125,15 +125,20 @@ def test_annotations_and_keyword_only_markers_are_not_mutated(tmp_path: Path) ->
         assert original.splitlines()[0] == source.splitlines()[m.start[0] - 1].strip() != mutated
 
 
-def test_presentation_and_other_profile_positions_are_left_out_and_counted(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text('n = ctx.pick(3, 5 - 1, paper=7)\n'
-                                   'q = ctx.pick(quick=2, full=4)\n'
-                                   'label = f"{n + 1:.3g} of {q}" + str(n * 2)\n'
-                                   'r = rng.pick(8, 9)\n'
-                                   'pick(10, 11)\n')
-    operators = mutation.resolve_operators(["number", "arithmetic-all"])
+def mutants_of(tmp_path: Path, source: str, groups: list[str]) -> tuple[list[mutation.Mutant], Counter[str]]:
+    """The mutants that ``groups`` make of a one-file project ``m.py`` = ``source``, and what was left out."""
+    (tmp_path / "m.py").write_text(source)
     left_out: Counter[str] = Counter()
-    kept = mutation.enumerate_mutants(tmp_path, ["m.py"], operators, left_out)
+    return mutation.enumerate_mutants(tmp_path, ["m.py"], mutation.resolve_operators(groups), left_out), left_out
+
+
+def test_presentation_and_other_profile_positions_are_left_out_and_counted(tmp_path: Path) -> None:
+    operators = mutation.resolve_operators(["number", "arithmetic-all"])
+    kept, left_out = mutants_of(tmp_path, 'n = ctx.pick(3, 5 - 1, paper=7)\n'
+                                          'q = ctx.pick(quick=2, full=4)\n'
+                                          'label = f"{n + 1:.3g} of {q}" + str(n * 2)\n'
+                                          'r = rng.pick(8, 9)\n'
+                                          'pick(10, 11)\n', ["number", "arithmetic-all"])
     lines = sorted({m.start[0] for m in kept})
     assert lines == [1, 2, 3, 4, 5]
     assert {m.start for m in kept if m.start[0] == 1} == {(1, 13)}  # the quick value only
@@ -149,13 +154,11 @@ def test_presentation_and_other_profile_positions_are_left_out_and_counted(tmp_p
 
 
 def test_code_that_runs_only_beyond_the_quick_profile_is_left_out(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text('if ctx.pick(False, True):\n    a = 1\nelse:\n    b = 2\n'
-                                   'c = [3] if ctx.profile != "quick" else [4]\n'
-                                   'if x:\n    d = 5\n'
-                                   'if ctx.profile is not Profile.QUICK: e = 6\n'
-                                   'elif ctx.pick(False, True):\n    f = 7\n')
-    left_out: Counter[str] = Counter()
-    kept = mutation.enumerate_mutants(tmp_path, ["m.py"], mutation.resolve_operators(["number"]), left_out)
+    kept, left_out = mutants_of(tmp_path, 'if ctx.pick(False, True):\n    a = 1\nelse:\n    b = 2\n'
+                                          'c = [3] if ctx.profile != "quick" else [4]\n'
+                                          'if x:\n    d = 5\n'
+                                          'if ctx.profile is not Profile.QUICK: e = 6\n'
+                                          'elif ctx.pick(False, True):\n    f = 7\n', ["number"])
     assert sorted({m.start[0] for m in kept}) == [4, 5, 7]  # the else branch, [4], the branch of x
     assert {m.start for m in kept if m.start[0] == 5} == {(5, 40)}  # [4], not [3]
     assert left_out == {mutation.OTHER_PROFILE: 8}  # 1, 3, 6 and 7, two mutants each

@@ -608,6 +608,11 @@ class CertifiedViolation:
 CONSTANT_STEP_WIDTHS = (2, 2, 2, 1)
 
 
+def constant_step_objective() -> Objective:
+    """The setting of the constant-step counterexample: DS2, widths [2, 2, 2, 1], logistic risk."""
+    return risk(linear_network(CONSTANT_STEP_WIDTHS), ds2(), "logistic")
+
+
 def constant_step_violation(ctx: Context, draws: int) -> CertifiedViolation | None:
     """Search ``draws`` random quarter-grid starts (entries in [−3/2, 3/2]) with
     :func:`first_constant_step_violation`."""
@@ -619,15 +624,14 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
     """Among ``starts`` (rows; DS2, widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 with margin, find a
     constant-step GD run that breaks Lemma 8 (a) in float64, trying the fewest steps (2–4) first, then η = 10 before
     η = 30; certify the start with the largest excess in ball arithmetic. None when no start breaks (a)."""
-    data, net = ds2(), linear_network(CONSTANT_STEP_WIDTHS)
-    objective = risk(net, data, "logistic")
-    draws = len(starts)
+    objective = constant_step_objective()
+    net = objective.model
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
     admissible = np.array([satisfies_assumption2(objective, theta) and float(objective.value(theta)) < np.log(2) - 1e-6
                            for theta in starts])
     layers0 = net.matrices(starts)
-    bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(draws)])
+    bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(len(starts))])
               + 2.0 * objective.value(starts))
     for steps in (2, 3, 4):
         for eta in (10, 30):
@@ -930,8 +934,8 @@ def check_lem8_corrected(ctx: Context) -> None:
                 "D_k + Σ_j (tr P_j − tr Q_(j+1) + ‖Q_(j+1)‖_2)", conclusion=part_a)
     violation = constant_step_violation(ctx, ctx.pick(2000, 4000))
     if violation is not None:
-        objective = risk(linear_network(CONSTANT_STEP_WIDTHS), ds2(), "logistic")
-        run = Lemma8Terms(descent_trace(objective, violation.start, violation.steps, float(violation.eta)))
+        run = Lemma8Terms(descent_trace(constant_step_objective(), violation.start, violation.steps,
+                                        float(violation.eta)))
         ctx.control("constant step (Assumption 5 dropped)",
                     excess_bounded(Named(f"the constant-step run certified by align.lem8 (η = {violation.eta})",
                                          [run]), _printed_excess_bound),

@@ -544,14 +544,16 @@ def layer_is_linear(net: Network, theta: np.ndarray, layer: int, X: np.ndarray) 
     try:
         outputs = restriction.forward(symbols, X).ravel()
     except TypeError:  # a ReLU of an expression in u: its sign is not determined
-        outputs = None
-    if outputs is not None:
-        forms = [sympy.Poly(sympy.expand(output), *symbols) for output in outputs]
-        nonlinear = [f for f in forms if f.total_degree() > 1 or f.coeff_monomial(1) != 0]
-        if nonlinear:
-            return Decision(False, f"Φ(u) = {nonlinear[0].as_expr()} on an input: not a linear form in u (symbolic)")
-        return Decision(True, f"each of the {len(outputs)} outputs is a linear form in u (symbolic u; exact θ and "
-                              "inputs)")
+        return _additivity_decision(restriction, u, X)
+    forms = [sympy.Poly(sympy.expand(output), *symbols) for output in outputs]
+    nonlinear = [f for f in forms if f.total_degree() > 1 or f.coeff_monomial(1) != 0]
+    if nonlinear:
+        return Decision(False, f"Φ(u) = {nonlinear[0].as_expr()} on an input: not a linear form in u (symbolic)")
+    return Decision(True, f"each of the {len(outputs)} outputs is a linear form in u (symbolic u; exact θ and inputs)")
+
+
+def _additivity_decision(restriction: kkt.LayerRestriction, u: np.ndarray, X: np.ndarray) -> Decision:
+    """False when Φ(u + q) ≠ Φ(u) + Φ(q) exactly for q = −u or a unit vector e_j; None (undecided) otherwise."""
     pairs = [("−u", E.canonical(-u))] + [(f"e_{j + 1}", E.to_exact(np.eye(len(u), dtype=int)[j]))
                                          for j in range(len(u))]
     for label, q in pairs:
