@@ -160,21 +160,24 @@ D44 = "gradient flow from w(0) = (0, 1), v(0) = (1/√2, 1/√2) reaches zero lo
 PAPER_CURVE_AT = sympy.Rational(1, 4)  # a point of the paper's ε-range where its ReLU margin formula fails
 
 
-def paper_relu_margin_step() -> tuple[bool, bool, sympy.Expr]:
+def paper_relu_margin_step() -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
     """App. C.7's ReLU step along w' = (√ε, 1 − ε), v' = (1/√2 + √ε/2, 1/√2 − √ε/2): (the printed equality
     Φ = 1 + 3ε fails at ε = 1/4, the needed inequality Φ ≥ 1 + 3ε holds on (0, 1/2), the ε where the second
-    patch's pre-activation vanishes). Φ_ReLU − Φ_linear = Σ_j v_j'(σ(z_j) − z_j) ≥ 0 because v' > 0 on (0, 1/2)."""
+    patch's pre-activation vanishes, the engine's Φ_ReLU − (1 + 3ε) at ε = 1/4). Φ_ReLU − Φ_linear =
+    Σ_j v_j'(σ(z_j) − z_j) ≥ 0 because v' > 0 on (0, 1/2); the engine's excess at 1/4 must be exactly that sum."""
     c = C.construction("thm4.4-relu")
     eps = sympy.Symbol("e", positive=True)
     curve = np.array([sympy.sqrt(eps), 1 - eps, 1 / sympy.sqrt(2) + sympy.sqrt(eps) / 2,
                       1 / sympy.sqrt(2) - sympy.sqrt(eps) / 2], dtype=object)
     point = np.array([sympy.nsimplify(v.subs(eps, PAPER_CURVE_AT)) for v in curve], dtype=object)
-    relu = E.canonical(c.model.forward(point, c.X)[:, 0])[0]
-    fails = E.sign(relu - (1 + 3 * PAPER_CURVE_AT)) != 0
+    excess = E.canonical([c.model.forward(point, c.X)[:, 0][0] - (1 + 3 * PAPER_CURVE_AT)])[0]
+    fails = E.sign(excess) != 0
     outputs_positive = all(certified_sign(v, eps, sympy.Rational(1, 2)).sign == 1 for v in curve[2:])
-    z2 = -4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2)
-    flip = [r for r in sympy.solve(sympy.Eq(z2, 0), eps) if r.is_positive]
-    return bool(fails), bool(outputs_positive), sympy.nsimplify(flip[0]) if flip else sympy.nan
+    z = [4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2), -4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2)]
+    relu_gain = sum(v * (sympy.Max(0, zj) - zj) for v, zj in zip(curve[2:], z)).subs(eps, PAPER_CURVE_AT)
+    explained = E.sign(excess - relu_gain) == 0
+    flip = [r for r in sympy.solve(sympy.Eq(z[1], 0), eps) if r.is_positive]
+    return bool(fails), bool(outputs_positive and explained), sympy.nsimplify(flip[0]) if flip else sympy.nan, excess
 
 
 @claim(
@@ -226,11 +229,13 @@ def check_thm44(ctx: Context) -> None:
                 "another construction: Theorem 4.2 (2)'s θ̃ (zero pre-activations on orthogonal samples)")
     for name in ("thm4.4-relu", "thm4.4-linear"):
         C.record_ray(ctx, name, D44, control=name == "thm4.4-relu", exact_start=True)
-    fails, holds_anyway, flip = paper_relu_margin_step()
+    fails, holds_anyway, flip, excess = paper_relu_margin_step()
     ctx.support("App. C.7's ReLU margin step", "exact", holds_anyway,
                 f"v' > 0 on (0, 1/2) (certified), so Φ_ReLU(θ') ≥ Φ_lin(θ') = 1 + 3ε ≥ 1 along the whole curve; the "
-                f"printed equality Φ_ReLU = 1 + 3ε {'fails' if fails else 'holds'} at ε = 1/4 (the second patch turns "
-                f"off at ε = {flip} ≈ {float(flip):.4f})", {"printed_equality_fails_at_1/4": fails, "flip": str(flip)},
+                f"printed equality Φ_ReLU = 1 + 3ε {'fails' if fails else 'holds'} at ε = 1/4, where the engine's "
+                f"Φ_ReLU − (1 + 3ε) = {excess} ≈ {float(excess):.4f} is exactly v_2'·(σ(z_2) − z_2) (the second patch "
+                f"turns off at ε = {flip} ≈ {float(flip):.4f})",
+                {"printed_equality_fails_at_1/4": fails, "excess_at_1/4": str(excess), "flip": str(flip)},
                 conclusion=N44)
     C.limits_agree(ctx, "thm4.4-relu", slopes=False, conclusion=D44, knife=True)
     C.limits_agree(ctx, "thm4.4-linear", slopes=False, conclusion=D44)

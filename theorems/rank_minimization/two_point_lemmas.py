@@ -17,6 +17,7 @@ from numerics.symbolic import generic_loss, is_identically_zero, weight_matrices
 from numerics.univariate import certified_sign
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
+    FIRST,
     PRIVATE,
     PatternModel,
     flow_run,
@@ -24,7 +25,7 @@ from theorems.rank_minimization.two_point_common import (
     neurons,
     paper_data,
 )
-from theorems.rank_minimization.two_point_setting import INTEGER_DATA, kink_points
+from theorems.rank_minimization.two_point_setting import INTEGER_DATA, REGION_DEFINITIONS, kink_points
 from verify import Context, Decision, claim, criterion, line, tightness
 
 
@@ -178,13 +179,16 @@ def check_lem7(ctx: Context) -> None:
                 ALONG_INPUT({"neuron 1 in S_1": along_input((1, 1), 0), "neuron 2 in S_2": along_input((0, 1), 1)}),
                 "on the pattern of S (active on x_1 and x_2) the same identity fails")
     objective = INTEGER_DATA.objective
-    in_first = [theta for theta in kink_points(INTEGER_DATA.X)
-                if tuple(E.signs(INTEGER_DATA.X @ neurons(theta)[0][0])) in ((1, 0), (1, -1))]
+    first_neuron = [(theta, tuple(int(v) for v in E.signs(INTEGER_DATA.X @ neurons(theta)[0][0])))
+                    for theta in kink_points(INTEGER_DATA.X)]
+    in_first = [theta for theta, s in first_neuron if REGION_DEFINITIONS[FIRST](s)]  # Definition 1's S_1
+    seen = sorted({s for _, s in first_neuron if REGION_DEFINITIONS[FIRST](s)}, reverse=True)
     parallel = all(E.sign(objective.gradient(theta)[0] * INTEGER_DATA.X[0][1]
                           - objective.gradient(theta)[1] * INTEGER_DATA.X[0][0]) == 0 for theta in in_first)
-    ctx.prove("engine at S_1 and its boundary ray", "exact", parallel,
-              "every exact θ with w_1 ∈ S_1 (w_1ᵀx_2 ∈ {−1, 0}): the engine's ∂L/∂w_1 is parallel to x_1",
-              {"points": len(in_first)})
+    ctx.prove("engine at S_1 and its boundary ray", "exact", parallel and seen == [(1, 0), (1, -1)],
+              "every exact θ with w_1 ∈ S_1, on its open part (w_1ᵀx_2 < 0) and its boundary ray (w_1ᵀx_2 = 0), "
+              "both present: the engine's ∂L/∂w_1 is parallel to x_1",
+              {"points": len(in_first), "patterns": str(seen)})
 
 
 def lemma8_bounds(eps: float) -> tuple[float, float]:

@@ -453,7 +453,10 @@ REGION_DEFINITIONS = {  # Definition 1 on the sign pattern (sign wᵀx_1, sign w
     FIRST: lambda s: s[0] > 0 and s[1] <= 0,
     SECOND: lambda s: s[1] > 0 and s[0] <= 0,
 }
-BOUNDARY_SWAPPED = {**REGION_DEFINITIONS, FIRST: lambda s: s[0] >= 0 and s[1] < 0}  # a control
+RAY_OF_S1_ON_D_SIDE = (0, -1)  # the sign pattern of the ray wᵀx_1 = 0 > wᵀx_2, which Definition 1 puts in D
+BOUNDARY_SWAPPED = {**REGION_DEFINITIONS,  # a control: that ray moved from D to S_1 (still a partition)
+                    DEAD: lambda s: REGION_DEFINITIONS[DEAD](s) and s != RAY_OF_S1_ON_D_SIDE,
+                    FIRST: lambda s: REGION_DEFINITIONS[FIRST](s) or s == RAY_OF_S1_ON_D_SIDE}
 
 
 def realized_patterns(X: np.ndarray) -> list[tuple[int, int]]:
@@ -560,8 +563,10 @@ def check_def1(ctx: Context) -> None:
               "every realizable sign pattern (incl. zeros) is in exactly one region; all nine patterns are "
               "realizable, so all four regions are nonempty; {region(w), region(−w)} ranges over exactly {S, D}, "
               "{S_j, D}, {S_1°, S_2°}", conclusion=DEF1_LINES)
-    ctx.control("boundary ray of S_1 assigned to D as well", region_structure("S_1", datasets),
-                "moving the ray wᵀx_1 = 0 into S_1 makes it belong to S_1 and D: the same partition check fails")
+    ctx.control("boundary ray of S_1 moved from D to S_1", region_structure("S_1", datasets),
+                "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 instead of D the regions still partition R², but the line "
+                "through it meets S_1 and S_2 on their boundary, a pair the statement does not allow",
+                because="partition: True; all nine patterns realizable: True; line pairs as stated: False")
     ctx.prove("sector angle of S_j is φ", "exact", sector_angles(1, datasets),
               "the boundary rays d_j, s_j of S_j (normals of x_j and x_{3−j} on the D and S sides) have cosine "
               "x_1ᵀx_2 exactly and x_j is a positive combination of them, so S_j is the convex sector of angle φ",

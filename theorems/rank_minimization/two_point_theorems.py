@@ -185,8 +185,10 @@ def check_thm2_proof(ctx: Context) -> None:
     ctx.prove("lines avoiding D", "exact", lines_avoiding_dead("D", datasets),
               "over the exact sign patterns of five datasets, the only region pair without D is {S_1°, S_2°}",
               conclusion=THM2_LINES)
-    ctx.control("boundary ray of S_1 assigned to S_1 as well", lines_avoiding_dead("S_1", datasets),
-                "with the ray wᵀx_1 = 0 in S_1 and D the regions no longer partition R², and the same test fails")
+    ctx.control("boundary ray of S_1 moved from D to S_1", lines_avoiding_dead("S_1", datasets),
+                "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 instead of D the regions still partition R², but the line "
+                "through it avoids D and meets S_1 and S_2 on their boundary: the same test fails",
+                because="partition: True; pairs without D: [('S1', 'S2'), ('S1°', 'S2°')]")
     phi = sympy.Symbol("phi", positive=True)
     ctx.prove("radius identity and monotonicity", "symbolic",
               RADIUS_IDENTITY({"sin(π/2 − φ/2) − cos(φ/2)": sympy.sin(sympy.pi / 2 - phi / 2) - sympy.cos(phi / 2)}),
