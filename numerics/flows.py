@@ -428,8 +428,8 @@ class GradientFlow:
                                 dense_output=log.needs_dense_output)
             except _EvaluationLimit:  # the cost bound: the trajectory ends where the last region began
                 return finish(FlowStatus.EVALUATION_LIMIT, f"more than {max_evaluations} evaluations")
-            if len(sol.t) == 0:  # solve_ivp leaves an empty list when no requested time was passed
-                sol.t, sol.y = np.zeros(0), np.zeros((z.size, 0))
+            # solve_ivp leaves empty lists when no requested time was passed
+            sol.t, sol.y = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(z.size, -1)
             fired = next((i for i, ts in enumerate(sol.t_events or []) if len(ts)), None)
             if fired is not None:
                 s, z = float(sol.t_events[fired][-1]), sol.y_events[fired][-1].copy()

@@ -1,9 +1,10 @@
 """numerics.min_norm, pinned where the closed-form tests leave room: the refitted multipliers against closed forms
 (λ = 2/‖x_i‖² for orthogonal margins, least squares for interpolation), the KKT residual and the violation of an
 unsolved start (no penalties: θ0 returned as is; the residual is relative, inf at θ = 0), an inactive margin
-constraint (margin 3) that is neither a violation nor a multiplier, the evaluation count, and the feasible start of
-the margin problem exposed by ``max_iterations=0``: a separating start only rescaled to minimum margin 1 (by
-q^(−1/L), also for q < 1), a start with a margin ≤ 0 (at a point or exactly on it) trained first.
+constraint (margin 3) that is neither a violation nor a multiplier, the evaluation count (bounded where every
+subproblem is a small quadratic), and the feasible start of the margin problem exposed by ``max_iterations=0``: a
+separating start only rescaled to minimum margin 1 (by q^(−1/L), also for q < 1), a start with a margin ≤ 0 (at a
+point or exactly on it) trained first.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.min_norm import minimum_norm
+from numerics.min_norm import DEFAULT_PENALTIES, minimum_norm
 from numerics.networks import fully_connected
 
 
@@ -90,3 +91,13 @@ def test_violation_of_a_strictly_feasible_point_is_zero_not_negative() -> None:
     result = minimum_norm(model, np.array([[2.0]]), np.array([1.0]), "margin", np.array([4.0, 1.0]), max_iterations=0)
     assert 2.0 * result.theta[0] * result.theta[1] > 1.0  # the premise: strictly feasible
     assert result.violation == 0.0
+
+
+def test_quadratic_subproblems_stop_at_their_minimizers() -> None:
+    """min ‖θ‖² s.t. θ_1 = 1 on a linear model: every augmented-Lagrangian subproblem is a quadratic in two
+    variables, which L-BFGS-B solves in a couple of steps to a gradient far below its tolerance; a solver that
+    does not stop on the gradient runs on until its function-decrease test (about four times the cost)."""
+    model, X, y = fully_connected([2, 1], "linear"), np.array([[1.0, 0.0]]), np.array([1.0])
+    result = minimum_norm(model, X, y, "interpolation", np.array([1.0, 0.0]))
+    assert result.evaluations <= 4 * len(DEFAULT_PENALTIES)
+    assert abs(result.theta[0] - 1.0) < 1e-6 and result.theta[1] == 0.0
