@@ -12,7 +12,8 @@ from typing import Any
 
 MODULES = ("backend", "cache", "certificates", "compiled_descent", "compiled_fields", "convex", "cuda_descent",
            "descent", "exact", "flows", "global_optimum", "hp_ode", "kkt", "linear_networks", "losses", "metrics",
-           "min_norm", "networks", "newton", "sweeps", "symbolic", "tensor_network", "threads", "trends", "univariate")
+           "min_norm", "networks", "newton", "sweeps", "symbolic", "tensor_network", "threads", "tolerances", "trends",
+           "univariate")
 
 _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps it equal to numerics.reference.exports()
     "diag_embed": "backend", "einsum": "backend", "is_torch": "backend", "positive": "backend",
@@ -83,6 +84,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "weight_matrices": "symbolic",
     "LinearTensorNetwork": "tensor_network", "convolutional_tensor": "tensor_network",
     "diagonal_tensor": "tensor_network", "fully_connected_tensor": "tensor_network",
+    "above": "tolerances", "at_least": "tolerances", "at_most": "tolerances", "below": "tolerances",
     "AffineFit": "trends", "RateFit": "trends", "fit_affine": "trends", "fit_rate": "trends", "is_monotone": "trends",
     "log_spaced": "trends", "product_to_constant": "trends", "residual_bounded": "trends",
     "certified_sign": "univariate",

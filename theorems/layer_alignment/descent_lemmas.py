@@ -23,6 +23,7 @@ from flint import ctx as flint_ctx
 from numerics import backend as B
 from numerics.losses import Objective
 from numerics.symbolic import ZeroTest, generic_loss, gradient_flow, is_identically_zero, weight_matrices
+from numerics.tolerances import at_least, at_most, below
 from theorems.layer_alignment.common import (
     Dataset,
     admissible_initialization,
@@ -244,7 +245,7 @@ def mp_runs_fail(balances: Named, sign: int):
     figures = {f"relative_residual_{k}": v for k, v in residuals.items()}
     if min(residuals.values()) > DISAGREEMENT:
         return True, "far above the working precision", figures
-    if max(residuals.values()) <= MP_TOLERANCE:
+    if at_most(max(residuals.values()), MP_TOLERANCE):
         return False, f"at the working precision ({float(MP_TOLERANCE):g})", figures
     return None, "between the working precision and 1e-6", figures
 
@@ -257,7 +258,7 @@ def float_runs_fail(balances: Named, sign: int):
                "median_relative_residual": float(np.median(residuals)), "max_relative_residual": float(residuals.max())}
     if share > 0.5:
         return True, f"{share:.1%} of {residuals.size} finite runs exceed it", figures
-    if float(residuals.max()) <= FLOAT_TOLERANCE:
+    if at_most(float(residuals.max()), FLOAT_TOLERANCE):
         return False, f"every run within {FLOAT_TOLERANCE:g}", figures
     return None, f"{share:.1%} exceed it", figures
 
@@ -399,7 +400,7 @@ def error_chain(traces: Named):
                                                   np.full(len(trace.squared_step_error) - 1, kappa * bound)))):
             sides[key][0].append(np.asarray(measured, dtype=float))
             sides[key][1].append(np.asarray(limit, dtype=float))
-    holds = min(worst_first, worst_second) >= -SLACK_TOLERANCE and max(sharp) <= 1.0
+    holds = at_least(min(worst_first, worst_second), -SLACK_TOLERANCE) and max(sharp) <= 1.0
     joined = {key: (np.concatenate(measured), np.concatenate(limit)) for key, (measured, limit) in sides.items()}
     return Decision(holds, f"min slacks {worst_first:.3g}, {worst_second:.3g}; S(t)/(2κR(W(0))) ≤ {max(sharp):.3g}",
                     {"min_slack_eta_le_1": worst_first, "min_slack_descent": worst_second,
@@ -502,7 +503,7 @@ def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
 def lemma7_holds(evidence: Lemma7Evidence, steps: int) -> bool:
     """(27) and the displacement bound at every step, and the proxies: R_t grew, the run left B(R_0) in its first
     half for good, within the explicit occupation bound, with the gradient floor respected inside B(R_0)."""
-    return (min(evidence.step_slack, evidence.unit_slack, evidence.displacement_slack) >= -SLACK_TOLERANCE
+    return (at_least(min(evidence.step_slack, evidence.unit_slack, evidence.displacement_slack), -SLACK_TOLERANCE)
             and evidence.radius_growth > 1.0 and evidence.exit_step is not None and evidence.exit_step < steps // 2
             and evidence.occupation <= evidence.occupation_bound and evidence.gradient_floor_slack >= 0.0)
 
@@ -629,8 +630,8 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
     net = objective.model
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
-    admissible = np.array([satisfies_assumption2(objective, theta) and float(objective.value(theta)) < np.log(2) - 1e-6
-                           for theta in starts])
+    admissible = np.array([satisfies_assumption2(objective, theta)
+                           and below(float(objective.value(theta)), np.log(2) - 1e-6) for theta in starts])
     layers0 = net.matrices(starts)
     bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(len(starts))])
               + 2.0 * objective.value(starts))
@@ -694,7 +695,8 @@ def display_slacks(terms: Lemma8Terms, swapped: bool) -> dict[str, float]:
 
 
 def displays_hold(slacks: dict[str, float]) -> bool:
-    return min(slacks["(31)"], slacks["(33)"], slacks["(36)"]) >= -SLACK_TOLERANCE and slacks["(32)"] <= FLOAT_TOLERANCE
+    return (at_least(min(slacks["(31)"], slacks["(33)"], slacks["(36)"]), -SLACK_TOLERANCE)
+            and at_most(slacks["(32)"], FLOAT_TOLERANCE))
 
 
 def large_step_terms(ctx: Context, runs: int) -> list[Lemma8Terms]:
@@ -847,7 +849,8 @@ def excess_bounded(runs: Named, bound: Callable):
                 for t in runs.value for k in range(1, t.depth + 1))
     pairs = [(t.rank_one_excess(k), np.broadcast_to(bound(t, k), t.rank_one_excess(k).shape))
              for t in runs.value for k in range(1, t.depth + 1)]
-    return Decision(worst >= -SLACK_TOLERANCE, f"min relative slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
+    return Decision(at_least(worst, -SLACK_TOLERANCE),
+                    f"min relative slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
                     {"min_slack": worst},
                     tightness(f"(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ {LEMMA8_BOUNDS.get(bound, 'the bound')}",
                               np.concatenate([m for m, _ in pairs]), np.concatenate([b for _, b in pairs])))
@@ -862,7 +865,7 @@ def alignment_bounded(runs: Named, extra: Callable):
             numerator = t.D + t.initial_spectral_squared(k + 1) + t.initial_spectral_squared(k) + extra(t, k)
             measured.append(np.maximum(1.0 - t.alignment_squared(k), 0.0))  # a cosine rounded above 1 is alignment
             limits.append(np.broadcast_to(numerator / t.sigma(k + 1) ** 2, measured[-1].shape))
-    return Decision(worst >= -SLACK_TOLERANCE, f"min slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
+    return Decision(at_least(worst, -SLACK_TOLERANCE), f"min slack {worst:.3g} (threshold −{SLACK_TOLERANCE:g})",
                     {"min_slack": worst},
                     tightness("(b) 1 − ⟨v_(k+1), u_k⟩² ≤ (D + E_k + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2²)/‖W_(k+1)‖_2², E_k = "
                               + LEMMA8_BOUNDS.get(extra, "the extra term"), np.concatenate(measured),
@@ -1005,7 +1008,7 @@ def drift_bounded(runs: Named, reference: str):
 @criterion("the drift equals sign·(tr P_k − tr Q_j) to 1e-10 relative at every step")
 def drift_identity(runs: Named, sign: int):
     residual = max(drift_identity_residual(t, sign) for t in runs.value)
-    return residual <= FLOAT_TOLERANCE, f"max residual {residual:.3g}", {"max_identity_residual": residual}
+    return at_most(residual, FLOAT_TOLERANCE), f"max residual {residual:.3g}", {"max_identity_residual": residual}
 
 
 

@@ -21,6 +21,7 @@ from numerics.descent import max_layer_norm
 from numerics.losses import Objective
 from numerics.networks import Network
 from numerics.symbolic import certify_rational_positive
+from numerics.tolerances import above, at_most
 from theorems.layer_alignment.common import (
     Dataset,
     admissible_initialization,
@@ -374,7 +375,7 @@ DESCENT_BOUND = "(26): R(W(t)) − R(W(t+1)) ≥ (η_t/2)‖∇R(W(t))‖²"
 @criterion("eq. (26) along every step of the runs: slack ≤ 1e-12·(1 + R(W(t)))")
 def descends_along(traces: Named):
     worst = max(float(np.max(trace_descent_slack(trace))) for trace in traces.value)
-    return Decision(worst <= SLACK_TOLERANCE, f"max relative slack {worst:.3g}", {"max_relative_slack": worst},
+    return Decision(at_most(worst, SLACK_TOLERANCE), f"max relative slack {worst:.3g}", {"max_relative_slack": worst},
                     tightness(DESCENT_BOUND + " (every step)",
                               np.concatenate([-np.diff(trace.risk) for trace in traces.value]),
                               np.concatenate([0.5 * trace.step_sizes * trace.gradient_norms_squared
@@ -393,7 +394,7 @@ def descends_in_ball(cases: Named, factor: float, count: int):
         worst, total = max(worst, float(slack.max())), total + slack.size
         decreases.append(decrease)
         guaranteed.append(promised)
-    return Decision(worst <= SLACK_TOLERANCE, f"{total} starts, max relative slack {worst:.3g}",
+    return Decision(at_most(worst, SLACK_TOLERANCE), f"{total} starts, max relative slack {worst:.3g}",
                     {"max_relative_slack": worst},
                     tightness(DESCENT_BOUND + " (random starts of B(R), both endpoints in B(R))",
                               np.concatenate(decreases), np.concatenate(guaranteed), sense="lower"))
@@ -477,7 +478,7 @@ def start_in_ball(objective: Objective, rng: np.random.Generator, radius: float)
 
 
 def lemma6_holds(exit: BallExit) -> bool:
-    return exit.exit_step is not None and exit.exit_step <= exit.bound and exit.descent_slack <= SLACK_TOLERANCE
+    return exit.exit_step is not None and exit.exit_step <= exit.bound and at_most(exit.descent_slack, SLACK_TOLERANCE)
 
 
 @criterion("every run leaves B(R) within its budget and before 1 + 2β(R)R(W(0))/ε(R)², with eq. (26) at every step "
@@ -564,7 +565,7 @@ def assumption5_violations(trace: DescentTrace, smoothness: Callable[[float], fl
     trial = trace.theta[1:-1] - rule[:-1, None] * trace.gradients[1:]
     needed = (gauge[1:-1] > radii[:-1]) | (gauge_of(trial) > radii[:-1])
     return {"W(t) ∉ B(R_t)": int(np.sum(gauge[:-1] > radii)), "W(t+1) ∉ B(R_t)": int(np.sum(gauge[1:] > radii)),
-            "η_t ≠ min{1/β(R_t), 1}": int(np.sum(np.abs(trace.step_sizes - rule) > 1e-12 * rule)),
+            "η_t ≠ min{1/β(R_t), 1}": int(np.sum(above(np.abs(trace.step_sizes - rule), 1e-12 * rule))),
             "R_t < 1": int(np.sum(radii < 1.0)), "R_t decreased": int(np.sum(growth < 0)),
             "R_t grew by more than 1": int(np.sum(growth > 1.0)),
             "R_t grew without need": int(np.sum((growth > 0) & ~needed))}

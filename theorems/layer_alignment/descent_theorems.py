@@ -17,6 +17,7 @@ import numpy as np
 
 from numerics.flows import GradientFlow
 from numerics.metrics import angle
+from numerics.tolerances import at_least, at_most
 from numerics.trends import RateFit, fit_rate, is_monotone
 from theorems.layer_alignment.common import (
     Dataset,
@@ -82,7 +83,7 @@ def theorem3_trend(trace: DescentTrace, vector: int = 0) -> tuple[bool, dict[str
     """Finite-time proxy of Theorem 3 on one run: risk nonincreasing at every step, down by a factor 20 and decaying
     at least like t^(−1/2) over the last decade of t_GF; every ‖W_k‖_F and the product alignment improving there."""
     p = proxies(trace, vector=vector)
-    steps_ok = bool(np.all(np.diff(trace.risk) <= MONOTONE_RTOL * trace.risk[:-1]))
+    steps_ok = bool(np.all(at_most(np.diff(trace.risk), MONOTONE_RTOL * trace.risk[:-1])))
     late = last_decade(p.time)
     fit = fit_rate(p.time[late], p.risk[late])
     norms_grow = all(is_monotone(p.frobenius[late, k], "increasing", MONOTONE_RTOL)
@@ -258,9 +259,9 @@ def first_layer_step_bounds(traces: Sequence[DescentTrace], u_bar: np.ndarray) -
 
 
 def steps_hold(residuals: dict[str, float]) -> bool:
-    return residuals["identity_W1"] <= IDENTITY_TOLERANCE and min(
+    return at_most(residuals["identity_W1"], IDENTITY_TOLERANCE) and at_least(min(
         residuals["slack_38"], residuals["slack_39_left"], residuals["slack_39_right"],
-        residuals["slack_unit_growth"]) >= -IDENTITY_TOLERANCE
+        residuals["slack_unit_growth"]), -IDENTITY_TOLERANCE)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import numpy as np
 from numerics.descent import gradient_descent
 from numerics.losses import Objective
 from numerics.metrics import angle, spectral_to_frobenius
+from numerics.tolerances import at_least, at_most
 from theorems.layer_alignment.common import Dataset, layer_state, linear_network, max_margin_direction
 from theorems.layer_alignment.criteria import Named
 from verify import Context, claim, criterion, line
@@ -44,7 +45,7 @@ def ratios_rise_after_plateau(risks: np.ndarray, ratios: np.ndarray, plateau_lev
     if below.size == 0:
         return False
     after = ratios[below[0]:]
-    return bool(np.all(np.diff(after, axis=0) >= -1e-12))
+    return bool(np.all(at_least(np.diff(after, axis=0), -1e-12)))
 
 
 def _boundary(direction: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -116,7 +117,7 @@ def rise_with_risk(run: Named, quantity):
     risks = descent.loss
     ratios = np.array([[quantity(W) for W in net.matrices(theta)] for theta in descent.theta])
     rises = ratios_rise_after_plateau(risks, ratios, 0.5 * risks[0])
-    last_layer_exact = bool(np.all(np.abs(ratios[:, -1] - 1.0) <= 1e-12))
+    last_layer_exact = bool(np.all(at_most(np.abs(ratios[:, -1] - 1.0), 1e-12)))
     holds = rises and last_layer_exact and risks[-1] < 1e-2 and bool(np.all(np.diff(risks) < 0))
     return holds, f"nondecreasing after the plateau: {rises}", {"final_risk": float(risks[-1]), **{
         f"final_ratio_W{i + 1}": float(r) for i, r in enumerate(ratios[-1])}}

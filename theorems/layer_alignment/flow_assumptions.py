@@ -13,6 +13,7 @@ from numerics import backend as B
 from numerics import exact as E
 from numerics.losses import Objective, margin_loss
 from numerics.symbolic import certify_rational_positive, gradient_flow, is_identically_zero, lie_derivative
+from numerics.tolerances import above, at_least, at_most
 from numerics.trends import is_monotone, log_spaced
 from theorems.layer_alignment.common import (
     Dataset,
@@ -179,7 +180,7 @@ def app_a_counter_initialization(width: int, scale: float) -> tuple[Objective, n
 
 def _risk_condition_dropped(objective: Objective, theta: np.ndarray) -> bool:
     """A wrong test of Assumption 2 for the control: only ∇R(W(0)) ≠ 0."""
-    return float(np.linalg.norm(objective.gradient(theta))) > 1e-10
+    return above(float(np.linalg.norm(objective.gradient(theta))), 1e-10)
 
 
 def _criticality_dropped(objective: Objective, theta: np.ndarray) -> bool:
@@ -276,7 +277,7 @@ def generic_support(data_sets: Named, excess: int):
 def constant_along(run: Named, direction: np.ndarray):
     values = np.array([s.layers[0] @ direction for s in run.value.states])
     drift = float(np.max(np.abs(values - values[0])))
-    return drift <= 1e-9, f"max drift {drift:.3g} (threshold 1e-9)", {"max_drift": drift}
+    return at_most(drift, 1e-9), f"max drift {drift:.3g} (threshold 1e-9)", {"max_drift": drift}
 
 
 
@@ -364,7 +365,7 @@ def exact_constant_zero(layers: list[np.ndarray]):
     zero_gaps = all(all(entry == 0 for entry in gram_gap(layers, k).ravel()) for k in range(1, depth))
     value = exact_constant_lower_bound(layers)
     as_float = initialization_constant([B.to_float(W) for W in layers])
-    return (zero_gaps and value == 0 and abs(as_float) <= 1e-14, f"exact D ≥ {value}",
+    return (zero_gaps and value == 0 and at_most(abs(as_float), 1e-14), f"exact D ≥ {value}",
             {"exact_lower_bound": str(value), "float_D": as_float})
 
 
@@ -393,7 +394,8 @@ def constant_bounds(inits: Named, constant):
         worst_order = min(worst_order, float(np.min(D - initialization_constants(layers))))
         per_layer.append(np.maximum(initialization_constants(layers), 0.0))
         overall.append(np.full(len(layers), float(D)))
-    return Decision(worst_sign >= 0 and worst_order >= -1e-12, f"min D {worst_sign:.3g}, min D − D_k {worst_order:.3g}",
+    return Decision(worst_sign >= 0 and at_least(worst_order, -1e-12),
+                    f"min D {worst_sign:.3g}, min D − D_k {worst_order:.3g}",
                     {"min_D": worst_sign, "min_D_minus_D_k": worst_order},
                     tightness("D_k ≤ D (eq. (8); each layer of each init, D_k below 0 counted as 0)",
                               np.concatenate(per_layer), np.concatenate(overall)))

@@ -11,6 +11,7 @@ from scipy.linalg import null_space
 from scipy.optimize import minimize
 
 from numerics.losses import margin_loss
+from numerics.tolerances import at_least, at_most
 from theorems.layer_alignment.common import (
     Dataset,
     MaxMargin,
@@ -60,7 +61,7 @@ def exact_theta_positive(data: Dataset):
                "duals": str([round(float(v), 6) for v in svm.duals])}
     if not (svm.certified and spans_space(data, svm)) or theta is None:
         return None, "exact θ not available (uncertified SVM, Assumption 3 fails or not a simplex)", figures
-    holds = theta > 0 and abs(float(theta) - support_radius(data, svm)) <= 1e-12
+    holds = theta > 0 and at_most(abs(float(theta) - support_radius(data, svm)), 1e-12)
     return holds, f"exact θ = {theta}", figures
 
 
@@ -73,7 +74,7 @@ def theta_positive(data_sets: Named, samples: int):
         theta = support_radius(data, svm)
         sampled, refined = sampled_support_radius(data, svm, rng, samples)
         mismatch = max(mismatch, abs(refined - theta) / max(abs(theta), 1e-12))
-        (positives if theta > 0 and min(sampled, refined) >= theta - 1e-9 else failures).append(theta)
+        (positives if theta > 0 and at_least(min(sampled, refined), theta - 1e-9) else failures).append(theta)
     holds = not failures
     return (holds, f"{len(positives)} of {len(data_sets.value)} with θ > 0" + (
         f"; θ = {failures[:3]} on the others" if failures else ""),
@@ -322,7 +323,7 @@ def proof_bounds_hold(cases: Named, offset: float, samples: int):
         worst = min(worst, float(np.min((values - bound) / (1.0 + np.abs(bound)))))
         measured.append(values + offset)  # the offset moved to the left side: both sides nonnegative
         limits.append(bound + offset)
-    return Decision(worst >= -1e-12, f"min relative slack {worst:.3g} (threshold −1e-12)",
+    return Decision(at_least(worst, -1e-12), f"min relative slack {worst:.3g} (threshold −1e-12)",
                     {"min_relative_slack": worst},
                     tightness("e^{γ⟨w,ū⟩}⟨Π_⊥w, ∇R(w)⟩ + 1/e ≥ θr e^{θr}/n (exp), θr/(2n) (log)",
                               np.concatenate(measured), np.concatenate(limits), sense="lower"))

@@ -14,6 +14,7 @@ from scipy.integrate import simpson
 
 from numerics.losses import Objective, margin_loss
 from numerics.symbolic import generic_loss, gradient_flow, is_identically_zero, lie_derivative, weight_matrices
+from numerics.tolerances import above, at_least, at_most
 from numerics.trends import is_monotone, log_spaced
 from theorems.layer_alignment.common import (
     LONG_TIMES,
@@ -148,7 +149,7 @@ def dissipation_identity(widths: tuple[int, ...], n: int, layers_in_sum: slice):
 def energy_balance(runs: Named, layers_in_integrand: slice, tolerance: float):
     worst = max(energy_mismatch(run, layers_in_integrand) for run in runs.value)
     monotone = all(is_monotone(run.risks, "decreasing") for run in runs.value)
-    return (monotone and worst <= tolerance, f"max relative mismatch {worst:.3g} (tolerance {tolerance:g})",
+    return (monotone and at_most(worst, tolerance), f"max relative mismatch {worst:.3g} (tolerance {tolerance:g})",
             {"max_relative_mismatch": worst, "tolerance": tolerance, "risk_monotone": monotone})
 
 
@@ -404,7 +405,7 @@ def _random_labels(rng: np.random.Generator, n: int, d: int) -> Dataset:
 def bound_a_holds(runs: Named, constant: Callable, tolerance: float):
     worst = min(lemma2_slacks(run, constant=constant)[0] for run in runs.value)
     sides = [lemma2_sides(run, constant=constant) for run in runs.value]
-    return Decision(worst >= -tolerance, f"min relative slack {worst:.3g} (threshold −{tolerance:g})",
+    return Decision(at_least(worst, -tolerance), f"min relative slack {worst:.3g} (threshold −{tolerance:g})",
                     {"min_slack": worst},
                     tightness("(a) ‖W_k‖_F² − ‖W_k‖_2² ≤ D_k (layers k < L)", np.concatenate([s[0] for s in sides]),
                               np.concatenate([s[1] for s in sides])))
@@ -422,7 +423,7 @@ def _no_numerator(D: float, upper: float, lower: float) -> float:
 def bound_b_holds(runs: Named, numerator: Callable, tolerance: float):
     worst = min(lemma2_slacks(run, alignment_numerator=numerator)[1] for run in runs.value)
     sides = [lemma2_sides(run, alignment_numerator=numerator) for run in runs.value]
-    return Decision(worst >= -tolerance, f"min relative slack {worst:.3g} (threshold −{tolerance:g})",
+    return Decision(at_least(worst, -tolerance), f"min relative slack {worst:.3g} (threshold −{tolerance:g})",
                     {"min_slack": worst},
                     tightness("(b) 1 − ⟨v_(k+1), u_k⟩² ≤ (D + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2²)/‖W_(k+1)‖_2²",
                               np.concatenate([s[2] for s in sides]), np.concatenate([s[3] for s in sides])))
@@ -523,7 +524,8 @@ def stays_rank_one(runs: Named, tolerance: float, spread_tolerance: float):
     for run in runs.value:
         worst = np.maximum(worst, balanced_defects(run))
         worst_D = max(worst_D, initialization_constant(run.initial_layers))
-    holds = worst[0] <= tolerance and worst[1] <= spread_tolerance and worst[2] <= tolerance and worst_D <= 1e-12
+    holds = (at_most(worst[0], tolerance) and at_most(worst[1], spread_tolerance) and at_most(worst[2], tolerance)
+             and at_most(worst_D, 1e-12))
     return (holds, f"max σ_2/σ_1 {worst[0]:.3g}, spread {worst[1]:.3g}, misalignment {worst[2]:.3g}, D {worst_D:.3g}",
             {"max_second_over_first": worst[0], "max_singular_value_spread": worst[1], "max_misalignment": worst[2],
              "max_D": worst_D, "tolerance": tolerance, "spread_tolerance": spread_tolerance})
@@ -668,9 +670,9 @@ def rates_differ(widths: tuple[int, ...], factor: int):
 def measured_rates_differ(runs: Named, factor: float, tolerance: float):
     low, high = _relative_rate_errors(runs.value, factor)
     figures = {"min_relative_error": low, "max_relative_error": high, "tolerance": tolerance}
-    if low > 1e3 * tolerance:
+    if above(low, 1e3 * tolerance):
         return True, f"min relative mismatch {low:.3g} (0.5 means off by a factor 2)", figures
-    if high <= tolerance:
+    if at_most(high, tolerance):
         return False, f"max relative mismatch {high:.3g} ≤ {tolerance:g}", figures
     return None, f"mismatch between {low:.3g} and {high:.3g}", figures
 
@@ -684,7 +686,7 @@ def measured_rates_match(runs: Named, factor: float, tolerance: float):
         nonnegative = np.all(run.margins >= 0, axis=1)
         for theta in run.trajectory.theta[nonnegative]:
             signs_ok &= first_layer_norm_rates(run.objective, theta, u_bar)[0] >= 0
-    return (error <= tolerance and signs_ok, f"max relative error {error:.3g} (tolerance {tolerance:g})",
+    return (at_most(error, tolerance) and signs_ok, f"max relative error {error:.3g} (tolerance {tolerance:g})",
             {"max_relative_error": error, "tolerance": tolerance, "sign_ok": signs_ok})
 
 

@@ -16,6 +16,7 @@ from numerics.losses import Objective, margin_loss
 from numerics.metrics import angle, rank_one_distance
 from numerics.networks import fully_connected
 from numerics.symbolic import generic_loss, is_identically_zero
+from numerics.tolerances import above, at_least, at_most, below
 from numerics.trends import fit_rate, is_monotone, log_spaced
 from theorems.layer_alignment.common import (
     LONG_TIMES,
@@ -162,13 +163,13 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
     tail = final_decades(t)[positive_time]
     _, slack_b = lemma2_slacks(run)
     return Theorem1Proxy(
-        risk_to_zero=bool(np.all(np.diff(risks) < 0) and risks[-1] <= 1e-6 * risks[0]),
+        risk_to_zero=bool(np.all(np.diff(risks) < 0) and at_most(risks[-1], 1e-6 * risks[0])),
         norms_grow=bool(started < len(t) and np.all(np.diff(norms[started:], axis=0) >= 0)
                         and np.all(norms[-1] > norms[0])),
-        rank_one=bool(np.all(gaps <= bounds * (1 + 1e-9) + 1e-15)
+        rank_one=bool(np.all(at_most(gaps, bounds * (1 + 1e-9) + 1e-15))
                       and all(is_monotone(gaps[tail, k], "decreasing", MONOTONE_RTOL, 1e-13)
                               for k in range(gaps.shape[1]))),
-        adjacent_alignment=bool(slack_b >= -1e-9 and np.all(adjacent[-1] <= adjacent[after][0] + 1e-13)),
+        adjacent_alignment=bool(at_least(slack_b, -1e-9) and np.all(at_most(adjacent[-1], adjacent[after][0] + 1e-13))),
         product_alignment=bool(is_monotone(product[after], "decreasing", MONOTONE_RTOL, 1e-13)
                                and is_monotone(w_norms[after], "increasing", MONOTONE_RTOL)
                                and w_norms[-1] > w_norms[after][0]),
@@ -282,7 +283,7 @@ def check_thm1(ctx: Context) -> None:
                 "1 − σ_k/F_k ≤ 0 demanded (exact rank one)")
     # at the criterion's edge: D_k shrunk until the gap exceeds the bound by 5 % at the tightest checkpoint
     with np.errstate(divide="ignore", invalid="ignore"):
-        tightest = max(float(np.max((gap / bound)[(gap > 1e-12) & (bound > 0)], initial=0.0))
+        tightest = max(float(np.max((gap / bound)[above(gap, 1e-12) & (bound > 0)], initial=0.0))
                        for gap, bound in map(rank_one_gaps, runs))
     shrink = tightest / 1.05
 
@@ -393,7 +394,7 @@ def _theorem2_datasets(ctx: Context) -> Theorem2Data:
         index += 1
         if not spans_space(data, svm):
             rejected["Assumption 3 fails"] += 1
-        elif not np.all(svm.duals[list(svm.support)] > 1e-8):
+        elif not np.all(above(svm.duals[list(svm.support)], 1e-8)):
             rejected["a support vector with dual ≤ 1e-8"] += 1
         elif support_radius(data, svm) < THETA_FLOOR:
             rejected[f"θ < {THETA_FLOOR}"] += 1
@@ -662,8 +663,8 @@ def p1_holds(runs: Named, relation: str):
                     limits.append(m_epsilon * svm.margin / data.n)
     record = (tightness("(P1) −⟨∇R(w_prod), ū⟩ ≥ M_ε γ/n while R ≥ ε", measured, limits, sense="lower")
               if relation == "≤" else tightness("−⟨∇R(w_prod), ū⟩ ≤ M_ε γ/n while R ≥ ε (reversed)", measured, limits))
-    return Decision(worst >= -1e-9, f"min relative slack {worst:.3g} (threshold −1e-9)", {"min_relative_slack": worst},
-                    record)
+    return Decision(at_least(worst, -1e-9), f"min relative slack {worst:.3g} (threshold −1e-9)",
+                    {"min_relative_slack": worst}, record)
 
 
 @criterion("(P2) on every flow some C below the final min_k ‖W_k‖_F makes ‖W_L⋯W_2‖ ≥ ∏_(k≥2)F_k/2 > C^p/2 at every "
@@ -689,7 +690,7 @@ def p3_holds(runs: Named, layer: int):
             product = np.linalg.norm(chain(state.layers[1:])) * np.linalg.norm(
                 predictor_gradient(loss, data.Z, state.w_prod))
             worst = max(worst, abs(gradient - product) / max(product, 1e-300))
-    return worst <= 1e-12, f"max relative error {worst:.3g} (threshold 1e-12)", {"max_relative_error": worst}
+    return at_most(worst, 1e-12), f"max relative error {worst:.3g} (threshold 1e-12)", {"max_relative_error": worst}
 
 
 @criterion("(P4) factor·∏σ_k ≥ ‖w_prod‖ and ∏F_k ≥ ∏σ_k at every checkpoint (relative slack ≥ −1e-12); "
@@ -712,7 +713,8 @@ def p4_holds(runs: Named, factor: float):
         layers = [c * np.outer(np.eye(3)[0], svm.direction), c * np.outer(np.eye(3)[0], np.eye(3)[0]),
                   c * np.eye(3)[:1]]
         values.append(float(np.mean(np.logaddexp(0.0, -(data.Z @ chain(layers).ravel())))))
-    holds = worst >= -1e-12 and all(v > 0 for v in values) and is_monotone(values, "decreasing") and values[-1] < 1e-100
+    holds = (at_least(worst, -1e-12) and all(v > 0 for v in values) and is_monotone(values, "decreasing")
+             and below(values[-1], 1e-100))
     return Decision(holds, f"min relative slack {worst:.3g}", {"min_relative_slack": worst, "risk_at_c8": values[-1]},
                     (tightness("(P4) ‖w_prod‖ ≤ ∏_k‖W_k‖_2", predictors, factor * np.array(spectral)),
                      tightness("(P4) ∏_k‖W_k‖_2 ≤ ∏_k‖W_k‖_F", spectral, frobenius)))
@@ -813,7 +815,7 @@ def balanced_on_region(widths: tuple[int, ...], masked: bool):
 @criterion("the rate of the quantity vanishes (relative ≤ 1e-12) at every sampled point of random ReLU networks")
 def rate_vanishes(defect: Callable, samples: Named):
     worst = max(defect(net, objective, theta) for net, objective, theta in samples.value)
-    return worst <= 1e-12, f"max relative rate {worst:.3g} (threshold 1e-12)", {"max_relative_rate": worst}
+    return at_most(worst, 1e-12), f"max relative rate {worst:.3g} (threshold 1e-12)", {"max_relative_rate": worst}
 
 
 
@@ -883,7 +885,7 @@ def rank_one_identity_holds(identity: Callable, matrices: Named):
                                        for j in range(W.shape[1])))
             value = identity(max(S) / frobenius)
         worst = max(worst, abs(float(distance - value)), abs(rank_one_distance(W) - float(value)))
-    return worst <= 1e-12, f"max abs error {worst:.3g} (threshold 1e-12)", {"max_abs_error": worst}
+    return at_most(worst, 1e-12), f"max abs error {worst:.3g} (threshold 1e-12)", {"max_abs_error": worst}
 
 
 @criterion("an angle formula against 50-digit references for angles 1e-3 … 1e-12 rad: relative error ≤ 1e-12")
@@ -896,7 +898,7 @@ def angle_accurate(formula: Callable):
             w = np.array([float(mpmath.cos(true)) * 3.0, float(mpmath.sin(true)) * 3.0, 0.0])
             reference = mpmath.atan2(mpmath.mpf(w[1]), mpmath.mpf(w[0]))
         errors.append(abs(formula(w, u_bar) - float(reference)) / float(reference))
-    return max(errors) <= 1e-12, f"max relative error {max(errors):.3g}", {"max_relative_error": max(errors)}
+    return at_most(max(errors), 1e-12), f"max relative error {max(errors):.3g}", {"max_relative_error": max(errors)}
 
 
 @criterion("function evaluations of one flow to the long horizon at most 2× those to the short horizon (LSODA, 13 "

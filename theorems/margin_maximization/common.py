@@ -32,6 +32,7 @@ from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.threads import one_thread
+from numerics.tolerances import at_most
 from verify import Context
 from verify.claim import Criterion, Decision, EvidenceKind, Verdict, tightness
 from verify.construction import Construction, load_construction
@@ -382,7 +383,7 @@ class ClosedFormAgreement:
 
     @property
     def agrees(self) -> bool:
-        return self.worst <= CLOSED_FORM_TOLERANCE
+        return at_most(self.worst, CLOSED_FORM_TOLERANCE)
 
 
 def closed_form_agreement(name: str, sample: int, start: Any, rate: Any, loss: str,
@@ -470,7 +471,7 @@ def _agreement(name: str, sample: int, start: str, rate: int, loss: str) -> Clos
 def _closed_form_matches(construction: str, sample: int, start: str, rate: int, loss: str,
                          tolerance: float) -> Decision:
     agreement = _agreement(construction, sample, start, rate, loss)
-    return Decision(bool(agreement.worst <= tolerance),
+    return Decision(at_most(agreement.worst, tolerance),
                     f"F(q(t)) = F({start}) + {rate}t with F = {'Ei' if loss == 'exponential' else 'log + Ei'}: the "
                     f"network's real-time flow (log clock) matches at t = 1 … 1e12 to {agreement.worst:.1e} "
                     f"(relative; threshold {tolerance:g})",
@@ -566,7 +567,7 @@ def _limits_reach(construction: str, target: np.ndarray, slopes: bool, tolerance
     for rescaled, cost, label in _limits(construction, slopes):
         worst = max(worst, abs(cost - squared) / squared, float(np.linalg.norm(rescaled - target)))
         rows.append(f"{label}: R = {cost:.10g}")
-    ok = bool(worst <= tolerance)
+    ok = at_most(worst, tolerance)
     return Decision(ok, f"arc-length flows to ‖θ‖ = 1000 from the file's θ(0): {'; '.join(rows)}; "
                     f"θ̂ and R within {worst:.1e} of the target and its squared norm {squared:.10g} (threshold "
                     f"{tolerance:g}, finite-time proxy)", {"worst": worst, "tolerance": tolerance, "target": squared})

@@ -19,6 +19,7 @@ from numerics import kkt
 from numerics.flows import FlowStatus, GradientFlow, loss_below
 from numerics.losses import Objective
 from numerics.metrics import angle
+from numerics.tolerances import at_most, below
 from numerics.trends import fit_rate, is_monotone
 from theorems.margin_maximization import common as C
 from verify import Context, Decision, claim, criterion, line, plain
@@ -36,7 +37,7 @@ PROBABILITY = "the hypotheses hold with probability (arctan(1/4)/π)²/2 under X
 @criterion("max |R(θ̂) − target| over the runs ≤ tolerance")
 def COSTS_NEAR(costs: np.ndarray, target: float, tolerance: float) -> Decision:
     worst = float(np.max(np.abs(np.asarray(costs) - target)))
-    ok = bool(worst <= tolerance)
+    ok = at_most(worst, tolerance)
     return Decision(ok, f"max |R(θ̂) − {target:.6g}| = {worst:.2e} (threshold {tolerance:g}); R in "
                     f"[{float(np.min(costs)):.6g}, {float(np.max(costs)):.6g}]",
                     {"max_deviation": worst, "tolerance": tolerance})
@@ -89,7 +90,7 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
         return Decision(None, f"{int(resolved.sum())} states with ‖θ‖ ≥ {TURN_START:g} and an angle above the "
                         f"flow's resolution {ANGLE_RESOLUTION:g}: too few to fit a rate", figures)
     rate = fit_rate(norms[resolved], angles[resolved]).exponent
-    return Decision(bool(increasing and angles[-1] < 1e-6 and rate < -1),
+    return Decision(bool(increasing and below(angles[-1], 1e-6) and rate < -1),
                     f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {angles[-1]:.2e} rad "
                     f"(threshold 1e-6), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
                     f"(‖θ‖ ∈ [{norms[resolved][0]:.3g}, {norms[resolved][-1]:.3g}], angle > {ANGLE_RESOLUTION:g}; "
@@ -187,7 +188,7 @@ def check_thm32(ctx: Context) -> None:
     ctx.control("random initializations against the global optimum's R", COSTS_NEAR(np.array(costs), GLOBAL_R,
                                                                                      R_TOLERANCE),
                 "wrong limit: ‖θ̃‖² = 8 → ‖θ*‖² = 16/√17")
-    ctx.support("trajectory invariants of the proof", "numeric", drift <= FROZEN_TOLERANCE and monotone,
+    ctx.support("trajectory invariants of the proof", "numeric", at_most(drift, FROZEN_TOLERANCE) and monotone,
                 f"on every run (w2, v2) stay within {drift:.1e} (threshold {FROZEN_TOLERANCE:g}) of θ(0) "
                 "(implicit-solver rounding); |w1[1]| is non-increasing to 0, w1[2] increasing and v1 ≥ v1(0), up to "
                 "1e-6 (App. C.3 steps 1–3)", {"frozen_drift": drift, "monotone": monotone}, conclusion=DIRECTION)

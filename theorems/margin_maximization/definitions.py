@@ -33,6 +33,7 @@ from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.networks import Dense, Layer, Network, Shared, diagonal, disjoint_patches, fully_connected
 from numerics.symbolic import is_identically_zero
+from numerics.tolerances import at_most, below
 from numerics.trends import fit_rate, is_monotone
 from theorems.margin_maximization import common as C
 from verify import Context, Decision, Profile, claim, criterion, line, plain, tightness
@@ -332,14 +333,14 @@ def THRESHOLD(loss: str, level: str) -> Decision:
 def ENCODING(loss: str, mean: bool, seed: int) -> Decision:
     ctx = Context("margin.def.gf", Profile.QUICK, seed)
     defect = encoding_defect(loss, mean, ctx.rng(f"encoding {loss}"))
-    return Decision(bool(defect <= ENCODING_TOLERANCE), f"relative defect {float(defect):.2e} (threshold "
+    return Decision(at_most(defect, ENCODING_TOLERANCE), f"relative defect {float(defect):.2e} (threshold "
                     f"{float(ENCODING_TOLERANCE):g})", {"defect": float(defect)})
 
 
 @criterion("the angle decreases along the norms and ends ≤ tolerance (rad)")
 def APPROACHES(angles: tuple[float, ...], tolerance: float) -> Decision:
     decreasing = bool(is_monotone(list(angles), "decreasing"))
-    return Decision(bool(decreasing and angles[-1] <= tolerance), f"angles {[f'{a:.2e}' for a in angles]} "
+    return Decision(bool(decreasing and at_most(angles[-1], tolerance)), f"angles {[f'{a:.2e}' for a in angles]} "
                     f"(decreasing: {decreasing}; threshold {tolerance:g})", {"final_angle": angles[-1]})
 
 
@@ -821,7 +822,7 @@ def KKT_PROXY(below: bool, residuals: tuple[float, ...], log_losses: tuple[float
     settled = norms >= SETTLED_NORM
     rate = (fit_rate(norms[settled], np.array(residuals)[settled]).exponent if settled.sum() >= 3
             else float("nan"))
-    ok = below and residuals[-1] <= tolerance and (len(residuals) == 1 or (
+    ok = below and at_most(residuals[-1], tolerance) and (len(residuals) == 1 or (
         rate <= RESIDUAL_RATE_CEILING and is_monotone(list(residuals), "decreasing")
         and is_monotone(list(log_losses), "decreasing")))
     return Decision(bool(ok), f"L < ℓ(0): {below}; residual {', '.join(f'{r:.1e}' for r in residuals)} (threshold "
@@ -917,7 +918,7 @@ def minimal_factorization(net: Network, beta: np.ndarray, rng: np.random.Generat
         solution = scipy.optimize.minimize(lambda t: float(t @ t), rng.normal(size=net.n_params), jac=lambda t: 2 * t,
                                            constraints=[constraint], method="SLSQP",
                                            options={"maxiter": 500, "ftol": 1e-14})
-        if solution.success and np.max(np.abs(constraint["fun"](solution.x))) < 1e-9:
+        if solution.success and below(np.max(np.abs(constraint["fun"](solution.x))), 1e-9):
             best = min(best, float(solution.x @ solution.x))
     return best
 
@@ -959,7 +960,7 @@ CITE_NORMS = "(ii) the least ‖θ‖² computing β is L‖β‖^(2/L) (fully c
 @criterion("|minimum / formula − 1| ≤ tolerance")
 def FORMULA(minimum: float, formula: float, tolerance: float) -> Decision:
     error = abs(minimum / formula - 1)
-    return Decision(bool(error <= tolerance), f"min ‖θ‖² = {minimum:.10g} against {formula:.10g}: relative error "
+    return Decision(at_most(error, tolerance), f"min ‖θ‖² = {minimum:.10g} against {formula:.10g}: relative error "
                     f"{error:.2e} (threshold {tolerance:g})", {"relative_error": error})
 
 

@@ -26,6 +26,7 @@ from numerics import exact as E
 from numerics import global_optimum, kkt
 from numerics.exact import Exact
 from numerics.networks import Network
+from numerics.tolerances import at_most
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization.constructions import GLOBAL_OPTIMUM
 from theorems.margin_maximization.constructions_depth2 import first_order_rate
@@ -186,7 +187,7 @@ class FlowAgreement:
 
     @property
     def agrees(self) -> bool:
-        return self.cost_error <= R_TOLERANCE and self.multiplier_error <= LAMBDA_TOLERANCE
+        return at_most(self.cost_error, R_TOLERANCE) and at_most(self.multiplier_error, LAMBDA_TOLERANCE)
 
 
 def flow_agreement(name: str, target: Exact, multipliers: tuple[Exact, ...]) -> FlowAgreement:
@@ -278,7 +279,7 @@ LS_NONE = "local search does not improve on Lemma C.6's point (ρ = 0.05, 0.01)"
 
 @criterion("improvement at the smallest ρ > 1e-6, better points re-certified exactly, log-log slope within 0.3 of k")
 def SCALES(improvements: tuple[float, ...], certified: bool, slope: float, order: int) -> Decision:
-    ok = improvements[-1] > FOUND and certified and abs(slope - order) <= SLOPE_TOLERANCE
+    ok = improvements[-1] > FOUND and certified and at_most(abs(slope - order), SLOPE_TOLERANCE)
     return Decision(bool(ok), f"improvements {', '.join(f'{v:.3e}' for v in improvements)} at ρ = "
                     f"{', '.join(map(str, RADII))} (re-certified: {certified}); slope {slope:.2f} against {order} ± "
                     f"{SLOPE_TOLERANCE}", {"slope": slope, "order": order})
@@ -324,7 +325,7 @@ def search_scaling(name: str) -> Scaling:
 
 
 def scales_as(found: Scaling, order: int) -> bool:
-    return found.improvements[-1] > FOUND and found.certified and abs(found.slope - order) <= SLOPE_TOLERANCE
+    return found.improvements[-1] > FOUND and found.certified and at_most(abs(found.slope - order), SLOPE_TOLERANCE)
 
 
 @claim(

@@ -19,6 +19,7 @@ from numerics import backend as B
 from numerics.flows import GradientFlow
 from numerics.losses import Objective
 from numerics.networks import Dense, Network, diagonal, disjoint_patches, fully_connected
+from numerics.tolerances import at_least, at_most
 from numerics.trends import fit_rate
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
@@ -96,7 +97,7 @@ def CONSERVED(network: str, quantity: Quantity, seed: int, tolerance: float) -> 
     rng = np.random.default_rng(seed)
     X, y = two_clusters(rng, 6) if net.d_in == 2 else teacher_data(rng, 6, net.d_in)
     value, crossings = drift(net, X, y, rng.normal(size=net.n_params), quantity)
-    return Decision(bool(value <= tolerance), f"real-time flow (logistic loss, 6 samples) on t ∈ [0, {FLOW_TIME:g}], "
+    return Decision(at_most(value, tolerance), f"real-time flow (logistic loss, 6 samples) on t ∈ [0, {FLOW_TIME:g}], "
                     f"{crossings} activation changes: drift {value:.1e} (threshold {tolerance:g})",
                     {"drift": value, "crossings": crossings})
 
@@ -283,7 +284,7 @@ def check_lemC4(ctx: Context) -> None:
 @criterion("the imbalance decays like ‖θ‖^(−1.5) or faster and ends ≤ tolerance")
 def BALANCED(values: tuple[float, ...], tolerance: float) -> Decision:
     rate = fit_rate(LIMIT_NORMS, np.maximum(values, 1e-300)).exponent
-    return Decision(bool(values[-1] <= tolerance and rate <= -1.5),
+    return Decision(bool(at_most(values[-1], tolerance) and rate <= -1.5),
                     f"{', '.join(f'{v:.1e}' for v in values)} at ‖θ‖ = 30, 100, 300: exponent {rate:.2f} (threshold "
                     f"−1.5), last against {tolerance:g}", {"final": values[-1], "rate": rate})
 
@@ -365,7 +366,7 @@ def AM_GM_SEARCH(extra: int, c_sign: float, samples: int, seed: int) -> Decision
     rng = np.random.default_rng(seed)
     drawn = [(m, instances(rng, m, m + extra, c_sign, samples)) for m in range(2, 7) if c_sign > 0 or m % 2]
     slack = min(float(np.min((sums - bounds) / np.maximum(1.0, bounds / (m + extra)))) for m, (sums, bounds) in drawn)
-    return Decision(bool(slack >= -1e-12), f"{samples} draws per m: smallest slack {slack:.2e} (threshold −1e-12)",
+    return Decision(at_least(slack, -1e-12), f"{samples} draws per m: smallest slack {slack:.2e} (threshold −1e-12)",
                     {"worst_slack": slack},
                     tightness("Σ_j a_j² ≥ mC² (given Π_j a_j ≥ C^m)", np.concatenate([s for _, (s, _) in drawn]),
                               np.concatenate([b for _, (_, b) in drawn]), sense="lower"))

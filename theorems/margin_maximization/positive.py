@@ -18,6 +18,7 @@ from numerics.flows import GradientFlow
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.networks import Network, diagonal, fully_connected
+from numerics.tolerances import at_least, at_most
 from numerics.trends import is_monotone
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
@@ -164,15 +165,15 @@ def check_thm31_corrected(ctx: Context) -> None:
 @criterion("|R(θ̂) − reference| / reference ≤ tolerance")
 def NEAR(cost: float, reference: float, tolerance: float) -> Decision:
     gap = abs(cost - reference) / reference
-    return Decision(None if not np.isfinite(gap) else bool(gap <= tolerance),
+    return Decision(None if not np.isfinite(gap) else at_most(gap, tolerance),
                     f"R(θ̂) = {cost:.8g} against {reference:.8g}: relative gap {gap:.2e} (threshold {tolerance:g})",
                     {"gap": gap, "tolerance": tolerance})
 
 
 @criterion("cos∠(β, u*) increases along the norms and ends ≥ 1 − tolerance")
 def ALIGNED(cosines: tuple[float, ...], tolerance: float) -> Decision:
-    rising = all(b >= a - 1e-12 for a, b in zip(cosines, cosines[1:]))
-    return Decision(bool(rising and cosines[-1] >= 1 - tolerance),
+    rising = all(at_least(b, a - 1e-12) for a, b in zip(cosines, cosines[1:]))
+    return Decision(bool(rising and at_least(cosines[-1], 1 - tolerance)),
                     f"cos = {', '.join(f'{c:.10f}' for c in cosines)} (increasing: {rising}; threshold 1 − "
                     f"{tolerance:g})", {"cosine": cosines[-1], "tolerance": tolerance})
 
@@ -212,7 +213,7 @@ THM421 = "a limit whose units are all non-zero is a global minimum: ‖θ̃‖²
 @criterion("the relative gaps |R(θ̂) − 2·OPT(8)|/2·OPT(8) decrease along the norms and end ≤ tolerance")
 def GAPS_CLOSE(gaps: tuple[float, ...], tolerance: float) -> Decision:
     decreasing = bool(is_monotone(list(gaps), "decreasing", atol=SOLVER_FLOOR))
-    return Decision(bool(decreasing and gaps[-1] <= tolerance),
+    return Decision(bool(decreasing and at_most(gaps[-1], tolerance)),
                     f"gaps {', '.join(f'{g:.1e}' for g in gaps)} (decreasing: {decreasing}; last against threshold "
                     f"{tolerance:g})", {"final_gap": gaps[-1], "tolerance": tolerance})
 
@@ -336,7 +337,7 @@ def L1_WORSE(beta: tuple, X: np.ndarray, Y: np.ndarray) -> Decision:
 def PREDICTOR_NEAR(beta_hat: np.ndarray, target: np.ndarray, weights: np.ndarray) -> Decision:
     gap = float(np.max(np.abs(np.asarray(beta_hat) - np.asarray(target))))
     shares = np.abs(weights) / np.max(np.abs(weights))
-    return Decision(bool(gap <= GAP_TOLERANCE and float(np.min(shares)) > NONZERO_SHARE),
+    return Decision(bool(at_most(gap, GAP_TOLERANCE) and float(np.min(shares)) > NONZERO_SHARE),
                     f"max |β̂ − β*| = {gap:.1e} (threshold {GAP_TOLERANCE:g}); smallest weight share "
                     f"{float(np.min(shares)):.3f} (threshold {NONZERO_SHARE})", {"gap": gap})
 

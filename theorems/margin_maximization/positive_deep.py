@@ -13,6 +13,7 @@ import numpy as np
 from numerics import kkt
 from numerics.losses import Objective
 from numerics.networks import Dense, Network, diagonal, disjoint_patches, fully_connected
+from numerics.tolerances import at_most
 from numerics.trends import is_monotone
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization import positive_oracles as P
@@ -37,13 +38,13 @@ G54 = "it need not be a global one (Lemma C.6's first layer)"
 
 @criterion("local search finds nothing below the reference by more than the tolerance (relative)")
 def NOT_BEATEN(improvement: float, tolerance: float) -> Decision:
-    return Decision(bool(improvement <= tolerance), f"relative improvement {improvement:.2e} (threshold "
+    return Decision(at_most(improvement, tolerance), f"relative improvement {improvement:.2e} (threshold "
                     f"{tolerance:g})", {"improvement": improvement, "tolerance": tolerance})
 
 
 @criterion("every layer's relative gap to its Problem (4) optimum decreases along the norms and ends ≤ tolerance")
 def LAYERS_OPTIMAL(gaps: tuple[tuple[float, ...], ...], tolerance: float) -> Decision:
-    ok = all(row[-1] <= tolerance and is_monotone(list(row), "decreasing", atol=SOLVER_FLOOR) for row in gaps)
+    ok = all(at_most(row[-1], tolerance) and is_monotone(list(row), "decreasing", atol=SOLVER_FLOOR) for row in gaps)
     return Decision(bool(ok), "; ".join(f"layer {k + 1}: {', '.join(f'{g:.1e}' for g in row)}"
                                         for k, row in enumerate(gaps)) + f" (threshold {tolerance:g})",
                     {"worst_final_gap": max(row[-1] for row in gaps), "tolerance": tolerance})
@@ -117,7 +118,7 @@ def check_thm43(ctx: Context) -> None:
             ctx.support(f"random instance, {loss}", "numeric", False,
                         "no flow limit with non-zero inputs in 6 data sets", conclusion=L43)
             continue
-        ctx.support(f"random instance, {loss}: R(θ̂) = 2·OPT(11)", "numeric", found["gap"] <= GAP_TOLERANCE,
+        ctx.support(f"random instance, {loss}: R(θ̂) = 2·OPT(11)", "numeric", at_most(found["gap"], GAP_TOLERANCE),
                     f"finite-time proxy (‖θ‖ = 300, data set {found['attempts']}): non-zero pre-activations; "
                     f"|R(θ̂) − 2·OPT(11)|/2·OPT(11) = {found['gap']:.1e} (threshold {GAP_TOLERANCE:g})",
                     {"gap": found["gap"]}, conclusion=L43)

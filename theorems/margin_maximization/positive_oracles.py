@@ -26,6 +26,7 @@ from numerics import kkt
 from numerics.convex import GroupNormReference, group_norm_problem, max_margin
 from numerics.losses import Objective
 from numerics.networks import Network, fully_connected
+from numerics.tolerances import at_most
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization.definitions import flow_path, neuron_parameters
 from verify import Tightness, tightness
@@ -152,7 +153,7 @@ class LayerComparison:
     relative_gap: float
 
     def within(self, tolerance: float) -> bool:
-        return self.relative_gap <= tolerance
+        return at_most(self.relative_gap, tolerance)
 
 
 def layer_problem(net: Any, theta: np.ndarray, X: np.ndarray, y: np.ndarray, layer: int) -> LayerComparison:

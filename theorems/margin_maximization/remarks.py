@@ -24,6 +24,7 @@ from numerics import exact as E
 from numerics import global_optimum
 from numerics.convex import max_margin
 from numerics.metrics import angle
+from numerics.tolerances import at_most
 from theorems.margin_maximization import common as C
 from verify import Context, Decision, claim, criterion, plain, tightness
 from verify.claim import Profile
@@ -440,7 +441,7 @@ def record_robust(ctx: Context, case: Perturbed, statics: str, flows: str) -> No
 
 @criterion("the flow's direction at its end is within the tolerance of the computed limit (rad)")
 def FLOW_ANGLE(angle_to_limit: float, tolerance: float) -> Decision:
-    return Decision(bool(angle_to_limit <= tolerance), f"angle {angle_to_limit:.2e} (threshold {tolerance:g}; "
+    return Decision(at_most(angle_to_limit, tolerance), f"angle {angle_to_limit:.2e} (threshold {tolerance:g}; "
                     "finite-time proxy)", {"angle": angle_to_limit})
 
 
@@ -454,7 +455,7 @@ def record_flow(ctx: Context, where: str, case: Perturbed, conclusion: str) -> N
 @criterion("the bounded coordinate at the end of the flow is within 1e-2 (relative) of its closed-form value")
 def PLATEAU(reached: float, closed_form: float) -> Decision:
     ratio = reached / closed_form
-    return Decision(bool(abs(ratio - 1) <= PLATEAU_TOLERANCE), f"reached / closed form = {ratio:.5f} (threshold "
+    return Decision(at_most(abs(ratio - 1), PLATEAU_TOLERANCE), f"reached / closed form = {ratio:.5f} (threshold "
                     f"{PLATEAU_TOLERANCE:g}; finite-time proxy)", {"reached": reached, "closed_form": closed_form})
 
 

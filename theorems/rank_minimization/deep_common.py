@@ -22,6 +22,7 @@ from numerics.metrics import frobenius_norm, spectral_norm
 from numerics.min_norm import MinNormResult, minimum_norm
 from numerics.networks import Network, fully_connected
 from numerics.symbolic import ZeroTest, is_identically_zero
+from numerics.tolerances import above, at_most
 
 Problem = Literal["interpolation", "margin"]
 PROBLEM_LABEL = {"interpolation": "Problem (2)", "margin": "Problem (6)"}
@@ -285,15 +286,15 @@ class Certificate:
 
     @property
     def feasible(self) -> bool:
-        return self.feasibility_gap <= FEASIBILITY_TOL
+        return at_most(self.feasibility_gap, FEASIBILITY_TOL)
 
     @property
     def balanced(self) -> bool:
-        return self.balance_gap <= BALANCE_TOL
+        return at_most(self.balance_gap, BALANCE_TOL)
 
     @property
     def within_norm_bound(self) -> bool:
-        return self.squared_norm <= self.norm_bound * (1 + NORM_TOL)
+        return at_most(self.squared_norm, self.norm_bound * (1 + NORM_TOL))
 
     @property
     def hypotheses(self) -> bool:
@@ -406,7 +407,7 @@ def fitted_teacher(X: np.ndarray, y: np.ndarray, width: int, rng: np.random.Gene
     ``starts`` He initializations, scaled to minimum margin exactly 1 (at least 1 in float) and balanced."""
     net = student(X.shape[1], width, 2)
     best = min((minimum_norm(net, X, y, "margin", he_initialization(rng, net)) for _ in range(starts)),
-               key=lambda r: (r.violation > FEASIBILITY_TOL, r.squared_norm))
+               key=lambda r: (above(r.violation, FEASIBILITY_TOL), r.squared_norm))
     layers = balanced(net.matrices(best.theta))
     margin = float(np.min(y * net.forward(parameters(layers), X)[:, 0]))
     scale = margin ** -0.5 * (1 + 1e-12)  # the margin scales like scale²; the factor absorbs rounding

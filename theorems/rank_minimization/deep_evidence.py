@@ -11,6 +11,7 @@ import sympy
 
 from numerics.metrics import spectral_norm
 from numerics.networks import fully_connected
+from numerics.tolerances import at_most
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.deep_common import (
     BALANCE_TOL,
@@ -176,7 +177,7 @@ def lipschitz_chain(norm: Callable[[np.ndarray], float], seed: int, samples: int
         outputs.append(output)
         products.append((float(np.linalg.norm(x)) * product, product))
         means.append(float(np.mean(norms)) ** depth)
-    holds = worst_lipschitz <= 1 + 1e-12 and worst_am_gm <= 1 + 1e-12
+    holds = at_most(worst_lipschitz, 1 + 1e-12) and at_most(worst_am_gm, 1 + 1e-12)
     return Decision(bool(holds), f"{samples} networks (depth 2–5, widths 1–5): max |N(x)|/(‖x‖Π norm) = "
                     f"{worst_lipschitz:.4f}, max Π norm/(mean norm)^k' = {worst_am_gm:.4f} (pass if ≤ 1 + 1e-12)",
                     {"max_lipschitz_ratio": worst_lipschitz, "max_am_gm_ratio": worst_am_gm, "samples": samples},

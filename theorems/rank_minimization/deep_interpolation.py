@@ -15,6 +15,7 @@ import numpy as np
 import sympy
 
 from numerics import backend
+from numerics.tolerances import at_most
 from theorems.rank_minimization.deep_common import (
     BALANCE_TOL,
     PYTHAGOREAN_INPUTS,
@@ -214,7 +215,7 @@ def outline_relations(layers_list: list[list[np.ndarray]], X: np.ndarray, y: np.
               f"{layer_bound:.4f}; min mean ‖W‖σ over {len(feasible)} feasible = {smallest_mean:.4f}")
     if not within or not feasible:
         return Decision(None, detail, tightness=records)
-    holds = largest <= layer_bound * (1 + BALANCE_TOL) and smallest_mean >= 1
+    holds = at_most(largest, layer_bound * (1 + BALANCE_TOL)) and smallest_mean >= 1
     return Decision(bool(holds), detail, {"max_B_star": largest, "B_power": layer_bound,
                                           "min_mean_spectral": smallest_mean}, records)
 

@@ -25,6 +25,7 @@ from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.min_norm import minimum_norm
 from numerics.networks import Network, fully_connected
+from numerics.tolerances import at_most
 from numerics.trends import is_monotone, log_spaced
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.deep_common import (
@@ -154,7 +155,7 @@ def approaches_kkt_point(thetas: np.ndarray, target: np.ndarray, net: Network, X
     target_residual = float(kkt_check(net, target, X, y, tol=np.inf).stationarity_residual)
     holds = (completed and len(thetas) >= late and is_monotone(smoothed, "increasing")
              and is_monotone(residuals[-late:], "decreasing") and is_monotone(angles[-late:], "decreasing")
-             and target_residual <= 1e-6)
+             and at_most(target_residual, 1e-6))
     return Decision(bool(holds), f"smoothed margin {smoothed[0]:.4f} → {smoothed[-1]:.4f}; KKT residual "
                     f"{residuals[0]:.3f} → {residuals[-1]:.3f}; angle to the target {angles[0]:.3f} → "
                     f"{angles[-1]:.3f} rad; KKT residual of the target {target_residual:.1e}",

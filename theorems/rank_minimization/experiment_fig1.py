@@ -19,6 +19,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from numerics.sweeps import clopper_pearson
+from numerics.tolerances import below
 from verify import Context, Decision, claim, criterion, histogram
 from verify.workloads import (
     CONVERGENCE_THRESHOLD,
@@ -162,8 +163,8 @@ def check_fig1(ctx: Context) -> None:
                 stuck_at_target(stuck, MIN_STUCK_LOSS, MAX_SLOW_FRACTION),
                 f"their loss is at least ½σ_min(Y)² (one target left unfit), not slow: max loss of converged runs "
                 f"= {float(np.max(stats.final_loss[converged], initial=0.0)):.3g}",
-                {"runs_at_half": int(np.sum(np.abs(stuck - 0.5) < 1e-3)),
-                 "runs_at_one": int(np.sum(np.abs(stuck - 1.0) < 1e-3))}, conclusion=FRACTION)
+                {"runs_at_half": int(np.sum(below(np.abs(stuck - 0.5), 1e-3))),
+                 "runs_at_one": int(np.sum(below(np.abs(stuck - 1.0), 1e-3)))}, conclusion=FRACTION)
     ctx.control("stuck level above one target's loss (both targets unfit)",
                 stuck_at_target(stuck, TWO_TARGETS_LOSS, MAX_SLOW_FRACTION),
                 "the same count rejects 'every non-converged run has left both targets unfit': most sit at ½")

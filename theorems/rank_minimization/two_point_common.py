@@ -27,6 +27,7 @@ from numerics.flows import FlowStatus, GradientFlow, Trajectory, loss_below
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.networks import fully_connected
+from numerics.tolerances import at_most, below
 from verify import Context
 
 NETWORK = fully_connected([2, 2, 2])  # W: 2 hidden × 2 inputs, V: 2 outputs × 2 hidden, σ'(0) = 0
@@ -291,7 +292,7 @@ def negligible(values: Any, scale: Any = 1) -> bool:
     if isinstance(sample, sympy.Basic):
         return not np.any(E.signs(values))
     tolerance = mpmath.mpf(10) ** (5 - mpmath.mp.dps) if isinstance(sample, mpmath.mpf) else EXACT_ZERO_TOLERANCE
-    return bool(max(abs(value) for value in values.ravel()) <= tolerance * scale)
+    return at_most(max(abs(value) for value in values.ravel()), tolerance * scale)
 
 
 def oracle(theta0: Any, data: TwoPoints, t: Any = None) -> np.ndarray:
@@ -329,7 +330,7 @@ class FlowEnds:
     sliding: np.ndarray  # the flow slid along a kink (not continued; such runs decide nothing)
 
     def converged(self, loss_tol: float) -> np.ndarray:
-        return (self.loss < loss_tol) & ~self.sliding
+        return below(self.loss, loss_tol) & ~self.sliding
 
 
 def flow_ends(data: TwoPoints, thetas: np.ndarray, t_end: float = 300.0, loss_tol: float = 1e-14) -> FlowEnds:
@@ -389,7 +390,7 @@ def thm3_event(thetas: np.ndarray, losses: np.ndarray, phi: float, loss_tol: flo
     good_norms = np.all((norms > np.sqrt(3) / 2) & (norms < thm3_norm_upper(phi)), axis=-1)
     angles = np.full(len(W), np.nan)  # the angle is undefined (and E false) when a row is 0
     angles[good_norms] = row_angle(W[good_norms])
-    return (np.asarray(losses) < loss_tol) & good_norms & (angles >= low) & (angles <= high)
+    return below(np.asarray(losses), loss_tol) & good_norms & (angles >= low) & (angles <= high)
 
 
 # -- the network on a fixed activation pattern, in symbols ---------------------------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 import sympy
 
 from numerics.symbolic import is_identically_zero
+from numerics.tolerances import at_least
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
     PRIVATE,
@@ -306,7 +307,7 @@ def inside_lemma6(starts: np.ndarray, limits: np.ndarray, phis: np.ndarray, norm
                tightness("∠(w_1(∞), w_2(∞)) ≥ π − φ", measured["angles"], measured["lows"], sense="lower"),
                tightness("∠(w_1(∞), w_2(∞)) < φ + 2 arcsin(2 max_i ‖w_i(0)‖/√3)", measured["angles"],
                          measured["highs"]))
-    return Decision(bool(worst >= -tolerance), f"{len(limits)} limits: smallest margin {worst:.3g} (pass if ≥ "
+    return Decision(at_least(worst, -tolerance), f"{len(limits)} limits: smallest margin {worst:.3g} (pass if ≥ "
                     f"−{tolerance:g})", {"limits": len(limits), **{f"margin_{k}": v for k, v in margins.items()}},
                     records)
 

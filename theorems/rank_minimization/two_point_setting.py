@@ -17,6 +17,7 @@ from numerics import backend as B
 from numerics import exact as E
 from numerics.losses import Objective
 from numerics.networks import fully_connected
+from numerics.tolerances import above
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.two_point_common import (
     BOTH,
@@ -347,7 +348,7 @@ def satisfies_assumption1(Y: np.ndarray) -> bool:
     Y = np.asarray(Y)
     if Y.dtype == object:
         return all(E.sign(y @ y - 1) == 0 for y in Y) and E.sign(sympy.Matrix(Y).det()) != 0
-    return bool(np.allclose(np.linalg.norm(Y, axis=1), 1, rtol=0, atol=1e-12) and abs(np.linalg.det(Y)) > 1e-12)
+    return bool(np.allclose(np.linalg.norm(Y, axis=1), 1, rtol=0, atol=1e-12) and above(abs(np.linalg.det(Y)), 1e-12))
 
 
 def satisfies_assumption2(X: np.ndarray) -> bool:

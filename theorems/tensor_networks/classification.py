@@ -23,6 +23,7 @@ from numerics.losses import Objective
 from numerics.metrics import angle, rank_one_distance
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor, fully_connected_tensor
+from numerics.tolerances import above, at_least, at_most, below
 from theorems.tensor_networks.classification_flow import (
     FIT_FROM,
     LOG_RATE_CEILING,
@@ -163,8 +164,9 @@ def kkt_stationary(rhos: np.ndarray, support: tuple[int, ...], decomposition: De
     """The paper's KKT conditions (App. D.1.2) with the local subdifferential, at the last two rows of ``rhos``."""
     results = [lp_stationarity(rho, decomposition, X, y, depth, support=support) for rho in rhos[-2:]]
     worst = max(r.residual for r in results)
-    holds = bool(reached and worst <= tolerance)
-    detail = (f"largest residual {worst:.3g} ({'≤' if worst <= tolerance else '>'} {tolerance:g}) on the support "
+    small = at_most(worst, tolerance)
+    holds = bool(reached and small)
+    detail = (f"largest residual {worst:.3g} ({'≤' if small else '>'} {tolerance:g}) on the support "
               f"{support}" + ("" if reached else "; the flow stalled before the last level"))
     return Decision(holds, detail, {"max_residual": worst, "tolerance": tolerance, "support_size": len(support),
                                     "active_constraints": len(results[-1].active), "levels_reached": bool(reached)})
@@ -191,7 +193,7 @@ def _record_stationarity(ctx: Context, label: str, model: LinearTensorNetwork, d
                           reference={"tolerance": STATIONARITY_TOLERANCE}), conclusion=conclusion)
     early = rhos[levels <= FIT_FROM * 1.05]
     magnitude = np.abs(early[-1])
-    early_support = tuple(int(j) for j in np.flatnonzero(magnitude >= 1e-3 * magnitude.max()))
+    early_support = tuple(int(j) for j in np.flatnonzero(at_least(magnitude, 1e-3 * magnitude.max())))
     ctx.control(f"{label}: the directions at Q ≤ {FIT_FROM:g} are rejected",
                 kkt_stationary(early, early_support, decomposition, X, y, depth, STATIONARITY_TOLERANCE,
                                path.completed),
@@ -437,7 +439,7 @@ def z_space_solution(X: np.ndarray, y: np.ndarray, transform: np.ndarray, refere
     if solution.status != "solved":
         return Decision(None, f"SOCP status {solution.status}")
     gap = float(np.max(np.abs(solution.solution - reference)) / np.max(np.abs(reference)))
-    return Decision(gap <= 1e-6, f"relative gap {gap:.3g} ({'≤' if gap <= 1e-6 else '>'} 1e-6)",
+    return Decision(at_most(gap, 1e-6), f"relative gap {gap:.3g} ({'≤' if at_most(gap, 1e-6) else '>'} 1e-6)",
                     {"relative_gap": gap})
 
 
@@ -577,7 +579,7 @@ def check_rem3(ctx: Context) -> None:
     path = run_to_margins(model, instance.X, instance.y, np.concatenate(parts), _levels(ctx), DIRECTION_RTOL)
     beta = model.beta(path.final)
     jumps = np.abs(np.diff(np.concatenate([[0.0], beta])))
-    pieces = int(np.sum(jumps > 1e-3 * np.max(jumps)))
+    pieces = int(np.sum(above(jumps, 1e-3 * np.max(jumps))))
     record_max_margin(ctx, "difference design, d = 5", model, path, instance.X, instance.y,
                       np.linalg.inv(design.S).T, wrong,
                       "β(Q) against the least-total-variation max-margin problem (ρ = Dβ)",
@@ -599,8 +601,8 @@ def _decade_paths(levels: np.ndarray, directions: np.ndarray, end: float) -> tup
     last = int(np.searchsorted(levels, end * (1 + 1e-9), side="right")) - 1
     steps = np.array([angle(directions[k], directions[k + 1]) for k in range(last)])
     decades = np.log10(levels[last] / levels[1:last + 1])  # decades from each step's upper level to Q_end
-    earlier = float(np.sum(steps[(decades >= 1 - 1e-3) & (decades < 2 - 1e-3)]))
-    later = float(np.sum(steps[decades < 1 - 1e-3]))
+    earlier = float(np.sum(steps[at_least(decades, 1 - 1e-3) & below(decades, 2 - 1e-3)]))
+    later = float(np.sum(steps[below(decades, 1 - 1e-3)]))
     return earlier, later, last
 
 
@@ -621,12 +623,12 @@ def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: f
     earlier, later, last = _decade_paths(levels, directions, end)
     if levels[last] < 100 * levels[0]:
         return Decision(None, f"fewer than two decades of levels before Q_end = {levels[last]:.3g}")
-    window = np.flatnonzero((levels[: last + 1] >= levels[last] / 100 * (1 - 1e-9)))
+    window = np.flatnonzero(at_least(levels[: last + 1], levels[last] / 100 * (1 - 1e-9)))
     resolution = float(depth * rtol * sum(levels[k] + levels[k + 1] for k in window[:-1]))
     ratio = later / earlier if earlier > 0 else (0.0 if later == 0 else float("inf"))
     tail = later * ratio / (1 - ratio) if ratio < 1 else float("inf")
     resolved = earlier + later > resolution
-    holds = bool(reached and (not resolved or tail <= tolerance))
+    holds = bool(reached and (not resolved or at_most(tail, tolerance)))
     figures = {"path_decade_before_last_rad": earlier, "path_last_decade_rad": later, "resolution_rad": resolution,
                "ratio": ratio, "extrapolated_tail_rad": tail, "tolerance": tolerance, "Q_end": float(levels[last]),
                "levels_reached": bool(reached)}
@@ -634,7 +636,7 @@ def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: f
         verdict = f"{earlier + later:.3g} rad in all, below the resolution L·Σ(Q_k + Q_(k+1))·rtol = {resolution:.3g}"
     else:
         verdict = (f"{earlier + later:.3g} rad in all (> resolution {resolution:.3g}); ratio {ratio:.3g}, "
-                   f"extrapolated remaining movement {tail:.3g} rad ({'≤' if tail <= tolerance else '>'} "
+                   f"extrapolated remaining movement {tail:.3g} rad ({'≤' if at_most(tail, tolerance) else '>'} "
                    f"{tolerance:g})")
     detail = (f"path length of u over ({levels[last] / 100:.3g}, {levels[last] / 10:.3g}]: {earlier:.3g} rad, over "
               f"({levels[last] / 10:.3g}, {levels[last]:.3g}]: {later:.3g} rad; {verdict}"
@@ -963,7 +965,7 @@ U_RESOLUTION = 1e-3  # Q·rtol up to which u = Xᵀr/‖Xᵀr‖ is read: the ma
            "both decaying like Q^p with p ≤ −0.1; u∞ read as u at the last level where it is resolved (Q ≤ resolved)")
 def rank_one_along(levels: np.ndarray, matrices: np.ndarray, directions: np.ndarray, tolerance: float,
                    resolved: float, reached: bool) -> Decision:
-    last = int(np.flatnonzero(levels <= resolved * (1 + 1e-9))[-1])
+    last = int(np.flatnonzero(at_most(levels, resolved * (1 + 1e-9)))[-1])
     limit = directions[last]
     distances = np.array([rank_one_distance(W) for W in matrices])
     lefts = [np.linalg.svd(W)[0][:, 0] for W in matrices]
@@ -1074,7 +1076,7 @@ def conserved_along(moduli: np.ndarray, quantities: np.ndarray, lam: float) -> D
     gaps = quantities[:, :-1] - quantities[:, -1:]
     drift = float(np.max(np.abs(gaps - gaps[0])) / np.max(moduli))
     floor = float(np.min(moduli[:, :-1]) / lam)
-    holds = drift <= 1e-9 and floor >= 1 - 1e-9
+    holds = at_most(drift, 1e-9) and at_least(floor, 1 - 1e-9)
     return Decision(holds, f"relative drift {drift:.3g} (≤ 1e-9?), min |η_l|²/λ = {floor:.6g} (≥ 1?)",
                     {"max_relative_drift": drift, "min_modulus_over_lambda": floor},
                     tightness("|[U_l^T v_l(t)]_j|² ≥ α²λ (l < L)", moduli[:, :-1], lam, sense="lower"))
@@ -1228,7 +1230,7 @@ def exceeds_near_zero(bound: sympy.Expr) -> Decision:
 @criterion("max_t L(t)/B(t) > 1 + 1e-6 in some run (B the bound of the given form)")
 def bound_exceeded(runs: tuple[LossBoundRun, ...], form: str) -> Decision:
     worst = {run.name: float(np.max(run.losses[1:] / getattr(run, form)[1:])) for run in runs}
-    violated = [name for name, ratio in worst.items() if ratio > 1 + 1e-6]
+    violated = [name for name, ratio in worst.items() if above(ratio, 1 + 1e-6)]
     return Decision(bool(violated), f"{len(violated)}/{len(runs)} runs exceed the {form} bound: {violated}; largest "
                     f"ratio {max(worst.values()):.6g}", {f"max_ratio[{name}]": ratio for name, ratio in worst.items()},
                     loss_bound_tightness(runs, form))
@@ -1307,7 +1309,7 @@ def integrates(bound: sympy.Expr, t: sympy.Symbol, c: sympy.Symbol, L0: sympy.Sy
 @criterion("‖∇L‖² ≥ c L^power (relative 1e-9) at every checkpoint of every run")
 def differential_inequality(runs: tuple[LossBoundRun, ...], power: int) -> Decision:
     chain = min(float(np.min(run.decay_rates / (run.c * run.losses ** power))) for run in runs)
-    return Decision(chain >= 1 - 1e-9, f"min ‖∇L‖²/(c L^{power}) = {chain:.4g} (≥ 1?)", {"min_ratio": chain},
+    return Decision(at_least(chain, 1 - 1e-9), f"min ‖∇L‖²/(c L^{power}) = {chain:.4g} (≥ 1?)", {"min_ratio": chain},
                     tightness("‖∇L‖² ≥ c L²" if power == 2 else f"‖∇L‖² ≥ c L^{power}",
                               np.concatenate([run.decay_rates for run in runs]),
                               np.concatenate([run.c * run.losses ** power for run in runs]), sense="lower"))
@@ -1316,7 +1318,7 @@ def differential_inequality(runs: tuple[LossBoundRun, ...], power: int) -> Decis
 @criterion("max_t L(t)/B(t) ≤ 1 + 1e-9 in every run (B the bound of the given form)")
 def bound_holds(runs: tuple[LossBoundRun, ...], form: str) -> Decision:
     worst = max(float(np.max(run.losses[1:] / getattr(run, form)[1:])) for run in runs)
-    return Decision(worst <= 1 + 1e-9, f"largest ratio {worst:.9g} (≤ 1 + 1e-9?)", {"max_ratio": worst},
+    return Decision(at_most(worst, 1 + 1e-9), f"largest ratio {worst:.9g} (≤ 1 + 1e-9?)", {"max_ratio": worst},
                     loss_bound_tightness(runs, form))
 
 

@@ -23,6 +23,7 @@ from numerics.flows import FlowStatus, GradientFlow, log_loss_below
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.tensor_network import LinearTensorNetwork
+from numerics.tolerances import above, at_least, at_most, below
 from numerics.trends import RateFit, fit_rate, is_monotone
 from theorems.tensor_networks.common import Decomposition
 from verify import Decision, criterion
@@ -48,7 +49,7 @@ class MarginPath:
     def reached(self, level: float) -> bool:
         """Whether the flow got to Q = ``level``: the last recorded Q is −log L where the stop event fired, which
         can fall short of its level by rounding (99999.99999999997 for 1e5), hence the relative slack 1e-9."""
-        return bool(self.levels[-1] >= level * (1 - LEVEL_RTOL))
+        return at_least(self.levels[-1], level * (1 - LEVEL_RTOL))
 
 
 def log_levels(start: float, stop: float, per_decade: int = 2) -> np.ndarray:
@@ -136,8 +137,9 @@ def power_decay(levels: np.ndarray, proxy: np.ndarray, tolerance: float, ceiling
     transform = {"Q": "identity", "ln Q": "log"}[clock]
     exponent = fit_rate(levels[keep], np.maximum(proxy[keep], 1e-300), transform).exponent
     final = float(proxy[-1])
-    holds = bool(reached and final <= tolerance and exponent <= ceiling)
-    detail = (f"{what} {final:.3g} at Q = {levels[-1]:.2g} ({'≤' if final <= tolerance else '>'} {tolerance:g}), "
+    small = at_most(final, tolerance)
+    holds = bool(reached and small and exponent <= ceiling)
+    detail = (f"{what} {final:.3g} at Q = {levels[-1]:.2g} ({'≤' if small else '>'} {tolerance:g}), "
               f"fitted exponent of {clock} {exponent:.3g} over Q ≥ {fit_from:g} "
               f"({'≤' if exponent <= ceiling else '>'} {ceiling:g})"
               + ("" if reached else "; the flow stalled before the last level"))
@@ -169,7 +171,7 @@ def transformed_l1_reference(X: np.ndarray, y: np.ndarray, decomposition: Decomp
             raise RuntimeError(f"ℓ1 reference not certified: {reference.message}")
         return S.real.T @ reference.solution
     reference = group_norm_problem(X, y, complex_l1_blocks(np.linalg.inv(S).T))
-    if reference.status != "solved" or abs(reference.gap) > 1e-8:
+    if reference.status != "solved" or above(abs(reference.gap), 1e-8):
         raise RuntimeError(f"SOCP reference failed: {reference.message}")
     return reference.solution
 
@@ -205,10 +207,10 @@ def lp_stationarity(rho: np.ndarray, decomposition: Decomposition, X: np.ndarray
     margins = y * (X @ (decomposition.S.T @ rho)).real
     rho = rho / margins.min()
     margins = margins / margins.min()
-    active = tuple(int(i) for i in np.flatnonzero(margins <= 1 + active_tol))
+    active = tuple(int(i) for i in np.flatnonzero(at_most(margins, 1 + active_tol)))
     magnitude = np.abs(rho)
     if support is None:
-        support = tuple(int(j) for j in np.flatnonzero(magnitude >= support_tol * magnitude.max()))
+        support = tuple(int(j) for j in np.flatnonzero(at_least(magnitude, support_tol * magnitude.max())))
     support = tuple(support)
     p = 2.0 / depth
     target = p * magnitude[list(support)] ** (p - 1) * np.exp(1j * np.angle(rho[list(support)]))
@@ -329,10 +331,10 @@ def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, 
         else:
             transform = np.linalg.inv(S).T
             solution = group_norm_problem(X, y, complex_l1_blocks(transform))
-            if solution.status != "solved" or abs(solution.gap) > 1e-8:
+            if solution.status != "solved" or above(abs(solution.gap), 1e-8):
                 continue
             coefficients = np.abs(transform @ solution.solution)
-            off = coefficients < 1e-7 * coefficients.max()
+            off = below(coefficients, 1e-7 * coefficients.max())
             gap = 1.0 - float(np.max(solution.block_duals[off], initial=0.0))
             share = float(np.min(coefficients[~off]) / coefficients.max())
             reference = solution.solution
@@ -357,6 +359,6 @@ def init_with_beta(decomposition: Decomposition, beta: np.ndarray, scale: float)
     etas = [np.full(decomposition.m, scale, dtype=complex) for _ in range(depth - 1)]
     etas.append(np.linalg.solve(decomposition.S.T, beta.astype(complex)) / scale ** (depth - 1))
     parts = [np.linalg.solve(U.T, eta) for U, eta in zip(decomposition.U, etas)]
-    if max(float(np.max(np.abs(v.imag))) for v in parts) > 1e-10:
+    if above(max(float(np.max(np.abs(v.imag))) for v in parts), 1e-10):
         raise ValueError("these transforms do not give real directions")
     return [v.real for v in parts]

@@ -19,6 +19,7 @@ from numerics.convex import complex_l1_blocks, group_norm_problem, max_margin
 from numerics.metrics import angle
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor
+from numerics.tolerances import above, at_most
 from theorems.tensor_networks.classification_flow import (
     MarginPath,
     direction_limit,
@@ -143,10 +144,12 @@ def single_point_limit(levels: np.ndarray, rhos: np.ndarray, balance: float, s: 
     signs = bool(np.all(np.sign(rhos[-1][top]) == np.sign(y)))
     reference = max_margin(s[None, :], np.array([np.sign(y)]), norm)
     optimal = 1.0 / float(np.linalg.norm(reference.solution, 1 if norm == "l1" else 2))
-    certified = reference.status == "certified" and abs(optimal - dual_norm(s, norm)) <= 1e-9 * dual_norm(s, norm)
-    holds = decay.holds and signs and balance <= tolerance and certified
+    certified = (reference.status == "certified"
+                 and at_most(abs(optimal - dual_norm(s, norm)), 1e-9 * dual_norm(s, norm)))
+    balanced = at_most(balance, tolerance)
+    holds = decay.holds and signs and balanced and certified
     detail = (f"{decay.detail}; signs on the top singular values match y: {signs}; balance {balance:.3g} "
-              f"({'≤' if balance <= tolerance else '>'} {tolerance:g}); reference {reference.status}, optimal margin "
+              f"({'≤' if balanced else '>'} {tolerance:g}); reference {reference.status}, optimal margin "
               f"{optimal:.6g} vs ‖s‖_* = {dual_norm(s, norm):.6g}")
     return Decision(holds, detail, {"final_gap": decay.final, "fitted_exponent": decay.exponent,
                                     "final_balance": balance, "top_multiplicity": int(top.sum()),
@@ -158,7 +161,7 @@ def single_point_limit(levels: np.ndarray, rhos: np.ndarray, balance: float, s: 
 def socp_limit(x: np.ndarray, y: float, levels: np.ndarray, betas: np.ndarray, transform: np.ndarray,
                tolerance: float, ratio: float, reached: bool) -> Decision:
     reference = group_norm_problem(x[None, :], np.array([y]), complex_l1_blocks(transform))
-    if reference.status != "solved" or abs(reference.gap) > 1e-8:
+    if reference.status != "solved" or above(abs(reference.gap), 1e-8):
         return Decision(None, f"SOCP status {reference.status}, duality gap {reference.gap:.3g}")
     gaps = np.array([1.0 - y * (x @ b) * reference.objective / float(np.sum(np.abs(transform @ b))) for b in betas])
     decay = power_decay(levels, gaps, conditioned_tolerance(tolerance, float(levels[-1]), ratio), reached=reached,

@@ -22,6 +22,7 @@ import numpy as np
 import sympy
 
 from numerics.tensor_network import LinearTensorNetwork
+from numerics.tolerances import above, at_most
 
 OMEGA = sympy.Symbol("omega")  # ψ = exp(−2πi/d) in exact DFT work
 
@@ -81,7 +82,7 @@ def mirror(x: np.ndarray) -> np.ndarray:
 
 def is_even(x: np.ndarray, atol: float = 0.0) -> bool:
     """The paper's even symmetry x_{j+2} = x_{d−j} (j = 0, …, ⌊(d−3)/2⌋)."""
-    return bool(np.all(np.abs(np.asarray(x) - mirror(np.asarray(x))) <= atol))
+    return bool(np.all(at_most(np.abs(np.asarray(x) - mirror(np.asarray(x))), atol)))
 
 
 def even_basis(d: int) -> np.ndarray:
@@ -119,7 +120,7 @@ class Decomposition:
     def network(self, atol: float = 1e-12) -> LinearTensorNetwork:
         """The real linear tensor network with this data tensor (ValueError if M(x) is not real)."""
         basis = self.basis()
-        if np.max(np.abs(basis.imag), initial=0.0) > atol:
+        if above(np.max(np.abs(basis.imag), initial=0.0), atol):
             raise ValueError("the decomposition gives a complex data tensor")
         return LinearTensorNetwork(np.ascontiguousarray(basis.real))
 

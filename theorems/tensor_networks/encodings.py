@@ -25,6 +25,7 @@ from numerics.tensor_network import (
     diagonal_tensor,
     fully_connected_tensor,
 )
+from numerics.tolerances import at_most
 from theorems.tensor_networks.common import (
     OMEGA,
     Decomposition,
@@ -471,7 +472,7 @@ def agrees_in_float(shapes: str, activations: tuple[str, ...], seed: int, sample
             for name, model, network in family for act in activations}
     worst = max(gaps.values())
     (name, act) = max(gaps, key=gaps.get)
-    return Decision(worst <= ENCODING_TOLERANCE, f"largest gap {worst:.3g} ({name}, {act}) against "
+    return Decision(at_most(worst, ENCODING_TOLERANCE), f"largest gap {worst:.3g} ({name}, {act}) against "
                     f"{ENCODING_TOLERANCE:g}", {"max_gap": worst, "tolerance": ENCODING_TOLERANCE})
 
 
@@ -705,7 +706,7 @@ def convolution_decomposes_float(sizes: tuple[tuple[int, int], ...], conjugate: 
         if not conjugate:
             decomposition = Decomposition(decomposition.S, tuple(U.conj() for U in decomposition.U))
         worst = max(worst, decomposition_defect(convolutional_tensor(d, [d] * (depth - 1)), decomposition)["tensor"])
-    return Decision(worst <= 1e-13, f"max error {worst:.3g} (≤ 1e-13?)", {"max_error": worst})
+    return Decision(at_most(worst, 1e-13), f"max error {worst:.3g} (≤ 1e-13?)", {"max_error": worst})
 
 
 @criterion("the unfolding products M_(l)(e_a) M_(l)(e_b)ᵀ do not all commute (exact, integer data tensor)")
@@ -791,7 +792,7 @@ def dft_real_even_float(symmetry: str, seed: int) -> Decision:
         basis = even_basis(d) if symmetry == "even" else _half_sample_basis(d)
         y = dft_matrix(d) @ (basis @ rng.normal(size=basis.shape[1]))
         worst = max(worst, float(np.max(np.abs(y.imag))), float(np.max(np.abs(y - mirror(y)))))
-    return Decision(worst <= 1e-13, f"max error {worst:.3g} (≤ 1e-13?)", {"max_error": worst})
+    return Decision(at_most(worst, 1e-13), f"max error {worst:.3g} (≤ 1e-13?)", {"max_error": worst})
 
 
 @claim(

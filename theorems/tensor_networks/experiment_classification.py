@@ -21,6 +21,7 @@ from numerics.descent import batched_gradient_descent
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.sweeps import Sweep, run_sweep
+from numerics.tolerances import at_most
 from theorems.tensor_networks.classification import ANGLE_TOLERANCE, record_direction
 from theorems.tensor_networks.classification_flow import log_levels, run_to_margins
 from theorems.tensor_networks.experiment_regression import (
@@ -94,7 +95,7 @@ def angular_spread(vectors: list[np.ndarray]) -> float:
 def aligned(classifiers: dict[str, np.ndarray], targets: dict[str, np.ndarray], tolerance: float) -> Decision:
     angles = {name: angle(classifiers[name], np.asarray(targets[name], dtype=float)) for name in classifiers}
     worst = max(angles, key=angles.get)
-    return Decision(angles[worst] <= tolerance, f"largest angle {angles[worst]:.3g} rad ({worst}) against "
+    return Decision(at_most(angles[worst], tolerance), f"largest angle {angles[worst]:.3g} rad ({worst}) against "
                     f"{tolerance:g}", {f"angle[{name}]": value for name, value in angles.items()})
 
 

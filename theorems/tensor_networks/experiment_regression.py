@@ -21,6 +21,7 @@ from numerics.tensor_network import (
     diagonal_tensor,
     fully_connected_tensor,
 )
+from numerics.tolerances import at_most
 from theorems.tensor_networks.regression_oracles import Bundle, Records, flow_limit, two_layer_limit
 from verify import Context, Decision, claim, criterion, line, plain
 
@@ -120,7 +121,7 @@ def spread(points: list[np.ndarray]) -> float:
 def endpoints_match(endpoints: Bundle, predictions: Bundle, tolerance: float) -> Decision:
     gaps = np.array([float(np.max(np.abs(a - b))) for a, b in zip(endpoints, predictions, strict=True)])
     worst = int(np.argmax(gaps))
-    return Decision(bool(gaps[worst] <= tolerance), f"largest gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}), "
+    return Decision(at_most(gaps[worst], tolerance), f"largest gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}), "
                                                     f"tolerance {tolerance:g}",
                     {"max_gap": float(gaps[worst]), "tolerance": tolerance})
 
@@ -132,7 +133,7 @@ def gd_bias_only(endpoints: Bundle, half_step: Bundle, predictions: Bundle, tole
     extrapolated = [float(np.max(np.abs(2 * h - a - p))) for a, h, p in zip(endpoints, half_step, predictions,
                                                                              strict=True)]
     worst = int(np.argmax(extrapolated))
-    return Decision(bool(extrapolated[worst] <= tolerance),
+    return Decision(at_most(extrapolated[worst], tolerance),
                     f"extrapolated gap {extrapolated[worst]:.1e} (run {worst + 1} of {len(gaps)}), tolerance "
                     f"{tolerance:g}; GD's own gap at η = 1e-3 up to {max(gaps):.1e}",
                     {"max_extrapolated_gap": extrapolated[worst], "max_gd_gap": max(gaps), "tolerance": tolerance})
@@ -141,7 +142,7 @@ def gd_bias_only(endpoints: Bundle, half_step: Bundle, predictions: Bundle, tole
 @criterion("each certified interpolant within the tolerance of the printed value (max-norm, printed to 2 decimals)")
 def matches_printed(solutions: Bundle, printed: Bundle, tolerance: float) -> Decision:
     gaps = [float(np.max(np.abs(a - b))) for a, b in zip(solutions, printed, strict=True)]
-    return Decision(bool(max(gaps) <= tolerance), "gaps " + ", ".join(f"{g:.1e}" for g in gaps),
+    return Decision(at_most(max(gaps), tolerance), "gaps " + ", ".join(f"{g:.1e}" for g in gaps),
                     {"max_gap_to_paper": max(gaps)})
 
 

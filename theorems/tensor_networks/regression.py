@@ -15,6 +15,7 @@ import sympy
 
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import LinearTensorNetwork, diagonal_tensor
+from numerics.tolerances import above, at_most
 from theorems.tensor_networks.common import Decomposition
 from theorems.tensor_networks.regression_oracles import (
     Q_VAR,
@@ -284,7 +285,7 @@ def check_theorem_4(ctx: Context) -> None:
                 "L = 2, 3, 4 × α",
                 plot=line("Theorem 4: gradient-flow limit vs argmin Q", curves, xlabel="α", ylabel="relative gap",
                           xscale="log", yscale="log", reference={"tolerance": LIMIT_TOLERANCE}))
-    ctx.support("reference minimizer passes the primal KKT test", "convex", worst_kkt <= KKT_TOLERANCE,
+    ctx.support("reference minimizer passes the primal KKT test", "convex", at_most(worst_kkt, KKT_TOLERANCE),
                 "feasibility max |Xsᵀρ* − y| and stationarity min_ν ‖∇Q(ρ*) − S Xᵀ ν‖/‖∇Q(ρ*)‖ with ∇Q from the "
                 f"root-finding h_L^(-1); Q is strictly convex, so KKT means global minimum; ≤ {KKT_TOLERANCE:g}",
                 {"max_kkt_residual": worst_kkt, "tolerance": KKT_TOLERANCE})
@@ -354,12 +355,12 @@ def flow_follows_trajectory(runs: Records, kappa_shift: int, tolerance: float) -
             worst_equal = max(worst_equal, max(float(np.max(np.abs(e - eta[0]))) for e in eta[:-1]))
             s = time_of_q(depth, eta[-1] / scale)
             worst_equal = max(worst_equal, float(np.max(np.abs(eta[0] - alpha * eta_bar * ode_p(depth, s)))))
-            if np.linalg.norm(s) > 1e-6:  # at t ≈ 0 there is no direction to test
+            if above(np.linalg.norm(s), 1e-6):  # at t ≈ 0 there is no direction to test
                 worst_range = max(worst_range, range_residual(M, s / kappa)[1])
         nu_end = range_residual(M, s / kappa)[0]  # ν(∞) = −∫_0^∞ r, read off the last checkpoint
         worst_dual = max(worst_dual, relative_gap(nu_end, run["dual_nu"]))
     worst = max(worst_equal, worst_range, worst_dual)
-    return Decision(bool(worst <= tolerance), f"layer mismatch {worst_equal:.1e}, range residual {worst_range:.1e}, "
+    return Decision(at_most(worst, tolerance), f"layer mismatch {worst_equal:.1e}, range residual {worst_range:.1e}, "
                                               f"ν(∞) vs dual minimizer {worst_dual:.1e}; tolerance {tolerance:g}",
                     {"max_layer_mismatch": worst_equal, "max_range_residual": worst_range,
                      "nu_vs_dual_minimizer": worst_dual, "tolerance": tolerance})
@@ -411,7 +412,7 @@ def check_trajectories(ctx: Context) -> None:
             kappa = (alpha * np.abs(inst.eta_bar)) ** (depth - 2)
             scale = alpha * (np.abs(inst.eta_bar) if depth % 2 else inst.eta_bar)
             points = [(t, time_of_q(depth, eta[-1] / scale)) for t, eta in zip(limit.trajectory.t, etas)]
-            points = [(t, range_residual(M, s / kappa)[1]) for t, s in points if np.linalg.norm(s) > 1e-6]
+            points = [(t, range_residual(M, s / kappa)[1]) for t, s in points if above(np.linalg.norm(s), 1e-6)]
             curves[f"L = {depth}, α = {alpha:g}"] = ([t for t, _ in points],
                                                     np.maximum([r for _, r in points], 1e-17))
     tolerance = 1e-8

@@ -19,6 +19,7 @@ from flint import ctx as flint_ctx
 
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import convolutional_tensor
+from numerics.tolerances import at_least, at_most, below
 from numerics.trends import is_monotone
 from theorems.tensor_networks.common import dft_matrix, mirror
 from theorems.tensor_networks.regression import LIMIT_TOLERANCE
@@ -254,7 +255,7 @@ def misses_theorem4_minimizer(d: int, depth: int, x: tuple[Fraction, ...], eta_b
         return Decision(True, f"coordinate {j}: u_p,j − u_t,j(μ') ∈ {residual[j].str(12)} excludes 0, so no multiplier "
                               "makes u_p Theorem 4's KKT point", figures)
     widest = max(float(r.rad()) for r in residual)
-    if widest < 1e-40:
+    if below(widest, 1e-40):
         return Decision(False, f"every coordinate's residual encloses 0 (radius ≤ {widest:.1e}): no violation", figures)
     return Decision(None, f"enclosures too wide to decide (radius {widest:.1e})", figures)
 
@@ -330,7 +331,7 @@ COR6_LIMIT = "β(Θ(t)) → the corrected argmin over even z (d ∈ {4, 5} quick
 @criterion("every vector is even: max |w − Pw| ≤ tolerance")
 def all_even(vectors: Bundle, tolerance: float) -> Decision:
     worst = max(float(np.max(np.abs(w - mirror(w)))) for w in vectors)
-    return Decision(bool(worst <= tolerance), f"max |w − Pw| = {worst:.1e} over {len(vectors)} vectors, tolerance "
+    return Decision(at_most(worst, tolerance), f"max |w − Pw| = {worst:.1e} over {len(vectors)} vectors, tolerance "
                                         f"{tolerance:g}", {"max_evenness_defect": worst, "tolerance": tolerance})
 
 
@@ -409,7 +410,7 @@ def spectral_kkt(objective: WeightedH, M: np.ndarray, sensors: np.ndarray, pertu
     residual = float(np.linalg.norm(X.T @ coefficients - gradient.ravel()) / np.linalg.norm(gradient))
     base = spectral_q(objective, M)
     increase = min(spectral_q(objective, M + N) - base for N in perturbations)
-    holds = residual <= tolerance and increase >= -1e-12
+    holds = at_most(residual, tolerance) and at_least(increase, -1e-12)
     return Decision(bool(holds), f"KKT residual {residual:.1e} (tolerance {tolerance:g}); smallest change of Q∘eig "
                                  f"over {len(perturbations)} feasible perturbations {increase:.1e}",
                     {"kkt_residual": residual, "min_increase": increase, "tolerance": tolerance})
@@ -422,8 +423,8 @@ def approaches_references(small_alpha: Bundle, large_alpha: Bundle, to_small: np
     near_small = [relative_gap(M, to_small) for M in small_alpha]  # ordered by decreasing α
     near_large = [relative_gap(M, to_large) for M in large_alpha]  # ordered by increasing α
     floor = 1e-3 * tolerance  # below this the distances are the SDP solver's accuracy, not the trend
-    holds = (is_monotone(near_small, atol=floor) and near_small[-1] <= tolerance
-             and is_monotone(near_large, atol=floor) and near_large[-1] <= tolerance)
+    holds = (is_monotone(near_small, atol=floor) and at_most(near_small[-1], tolerance)
+             and is_monotone(near_large, atol=floor) and at_most(near_large[-1], tolerance))
     return Decision(bool(holds), "distances " + ", ".join(f"{v:.1e}" for v in near_small) + " (α → 0) and "
                     + ", ".join(f"{v:.1e}" for v in near_large) + f" (α → ∞); tolerance {tolerance:g}",
                     {f"to_small_{i}": v for i, v in enumerate(near_small)}

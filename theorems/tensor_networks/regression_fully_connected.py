@@ -21,6 +21,7 @@ import sympy
 from numerics.convex import min_norm_interpolation
 from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import fully_connected_tensor
+from numerics.tolerances import above, at_least, at_most
 from numerics.trends import fit_rate, is_monotone
 from theorems.tensor_networks.regression_oracles import (
     Bundle,
@@ -202,7 +203,7 @@ def check_theorem_6(ctx: Context) -> None:
                 curves[f"L = {depth}, {name}" + (f" #{index}" if index else "")] = (
                     alphas, np.linalg.norm(sweeps[-1] - target, axis=1))
     ctx.support("6.2: every run of the sweeps interpolates (the hypothesis of part 2)", "numeric",
-                worst_residual <= 1e-9, f"max_i |⟨x_i, β⟩ − y_i| at t = 1e9 is {worst_residual:.1e} ≤ 1e-9",
+                at_most(worst_residual, 1e-9), f"max_i |⟨x_i, β⟩ − y_i| at t = 1e9 is {worst_residual:.1e} ≤ 1e-9",
                 {"max_residual": worst_residual}, conclusion=THM6_PART2)
     sweeps = Bundle(sweeps)
     ctx.support("6.2: the limit approaches Xᵀ(XXᵀ)^(−1)y as α → 0 (finite-α proxy)", "trend",
@@ -339,7 +340,7 @@ def sigma_bound_holds(runs: Records, power_shift: int) -> Decision:
         worst = min(worst, float(np.min(run["sigmas"] / bound)))
         sigmas.append(np.ravel(run["sigmas"]))
         bounds.append(np.full(np.size(run["sigmas"]), float(bound)))
-    return Decision(bool(worst >= 1 - 1e-9), f"min σ_min / bound = {worst:.4g} (≥ 1 − 1e-9 required)",
+    return Decision(at_least(worst, 1 - 1e-9), f"min σ_min / bound = {worst:.4g} (≥ 1 − 1e-9 required)",
                     {"min_ratio_to_bound": worst},
                     tightness("(84): σ_min(W_1⋯W_(L−1)) ≥ α^(L−1)λ^((L−1)/2)", np.concatenate(sigmas),
                               np.concatenate(bounds), sense="lower"))
@@ -353,11 +354,11 @@ def loss_bound_holds(runs: Records, factor: float) -> Decision:
         t, losses = run["t"], run["losses"]
         corrected = 2 * run["alpha"] ** (2 * run["depth"] - 2) * run["lam"] ** (run["depth"] - 1) * run["sigma_X"] ** 2
         rate = factor / 2 * corrected  # the corrected rate decides where to look, the factor what is asked
-        meaningful = (t > 0) & (losses > 1e-25 * losses[0]) & (corrected * t < 50)
+        meaningful = (t > 0) & above(losses, 1e-25 * losses[0]) & (corrected * t < 50)
         worst = max(worst, float(np.max(rate * t[meaningful] / -np.log(losses[meaningful] / losses[0]))))
         exponents.append(rate * t[meaningful])
         decays.append(-np.log(losses[meaningful] / losses[0]))
-    return Decision(bool(worst <= 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6 "
+    return Decision(at_most(worst, 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6 "
                                              "required)",
                     {"max_exponent_over_decay": worst},
                     tightness("L(t) ≤ L(0) exp(−2α^(2L−2)λ^(L−1)σ_min(X)² t), as exponents: "
@@ -511,7 +512,7 @@ def gap_87_holds(runs: Records, power: int) -> Decision:
                 measured, bound = rank_one_residual(W) ** 2, run["alpha"] ** power * run["C"][ell]
                 pairs.setdefault(ell + 1, []).append((measured, bound))
                 worst = max(worst, measured / bound)
-    return Decision(bool(worst <= 1 + 1e-9), f"max measured/bound = {worst:.4g}",
+    return Decision(at_most(worst, 1 + 1e-9), f"max measured/bound = {worst:.4g}",
                     tightness=[tightness(f"(87), layer {layer}: ‖W_l − s_l u_l v_lᵀ‖_F² ≤ α²C_l", *zip(*values))
                                for layer, values in sorted(pairs.items())])
 
@@ -537,7 +538,7 @@ def alignment_holds(runs: Records, power: int) -> Decision:
                 pairs.setdefault("(94): 1 − (v_(L−1)ᵀw_L)²/‖w_L‖² ≤ α²G_(L−1)/‖w_L‖²", []).append(
                     (max(measured, 0.0), bound))
                 worst = max(worst, measured / bound)
-    return Decision(bool(worst <= 1 + 1e-9), f"max measured/bound = {worst:.4g}",
+    return Decision(at_most(worst, 1 + 1e-9), f"max measured/bound = {worst:.4g}",
                     tightness=[tightness(label, *zip(*values)) for label, values in sorted(pairs.items())])
 
 
@@ -550,7 +551,7 @@ def frozen_under(runs: Records, projector: str, tolerance: float) -> Decision:
         P = np.eye(X.shape[1]) - row_space if projector == "I − P_X" else row_space
         start = run["layers"][0][0]
         worst = max(worst, max(float(np.max(np.abs(P @ (matrices[0] - start)))) for matrices in run["layers"]))
-    return Decision(bool(worst <= tolerance), f"max |P(W_1(t) − W_1(0))| = {worst:.1e}, tolerance {tolerance:g}",
+    return Decision(at_most(worst, tolerance), f"max |P(W_1(t) − W_1(0))| = {worst:.1e}, tolerance {tolerance:g}",
                     {"max_change": worst})
 
 

@@ -33,6 +33,7 @@ from numerics.flows import FlowStatus, GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.newton import NewtonResult, damped_newton
 from numerics.tensor_network import LinearTensorNetwork
+from numerics.tolerances import above
 from verify import Decision, criterion
 
 CLOSED_FORM_DEPTHS = (2, 3, 4)  # depths with q_L(s) in closed form
@@ -214,7 +215,7 @@ def limits_match(limits: Bundle, references: Bundle, tolerance: float, errors: B
         tolerance, np.minimum(ERROR_FACTOR * np.asarray(errors), ERROR_CAP))
     worst = int(np.argmax(gaps / allowed))
     holds = bool(np.all(gaps <= allowed))
-    widened = int(np.sum(allowed > tolerance))
+    widened = int(np.sum(above(allowed, tolerance)))
     return Decision(bool(holds), f"largest relative gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}) "
                            f"{'≤' if gaps[worst] <= allowed[worst] else '>'} tolerance {allowed[worst]:.2g}"
                            + (f" ({widened} run(s) allowed 10× their integration error over {tolerance:g})"
@@ -318,7 +319,7 @@ class TwoLayerLimit:
 
 def compact_svd(matrix: np.ndarray, rtol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     U, s, Vt = np.linalg.svd(matrix, full_matrices=False)
-    keep = s > rtol * s[0]
+    keep = above(s, rtol * s[0])
     return U[:, keep], s[keep], Vt[keep].T
 
 

@@ -15,6 +15,7 @@ import sympy
 
 from numerics.convex import min_norm_interpolation
 from numerics.symbolic import ZeroTest, is_identically_zero
+from numerics.tolerances import at_most
 from numerics.trends import fit_rate, is_monotone
 from theorems.tensor_networks.regression_oracles import (
     Q_VAR,
@@ -151,8 +152,8 @@ def minimizers_approach(A: np.ndarray, y: np.ndarray, eta: np.ndarray, depth: in
                 for a in small]
     to_large = [float(np.max(np.abs(WeightedH.of_initialization(depth, a, eta).minimize(A, y).rho - toward_large)))
                 for a in large]
-    holds = (is_monotone(to_small) and is_monotone(to_large) and to_small[-1] <= tolerance
-             and to_large[-1] <= tolerance)
+    holds = (is_monotone(to_small) and is_monotone(to_large) and at_most(to_small[-1], tolerance)
+             and at_most(to_large[-1], tolerance))
     return Decision(bool(holds), "distances " + ", ".join(f"{v:.1e}" for v in to_small) + " (α → 0), "
                     + ", ".join(f"{v:.1e}" for v in to_large) + f" (α → ∞); tolerance {tolerance:g}",
                     {f"l1_gap_alpha{a:g}": v for a, v in zip(small, to_small)}

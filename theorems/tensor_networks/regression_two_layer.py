@@ -21,6 +21,7 @@ from numerics.tensor_network import (
     diagonal_tensor,
     fully_connected_tensor,
 )
+from numerics.tolerances import above, at_most
 from numerics.trends import fit_rate, is_monotone
 from theorems.tensor_networks.regression_oracles import (
     Bundle,
@@ -92,12 +93,12 @@ def loss_bound_73(runs: Records, factor: float) -> Decision:
         t, losses = run["t"], run["losses"]
         printed = 2 * run["alpha"] ** 2 * run["lam"] * run["s_squared"]  # (73)'s rate decides where to look
         rate = factor / 2 * printed
-        meaningful = (t > 0) & (printed * t < 50) & (losses > 1e-25 * losses[0])  # above rounding
+        meaningful = (t > 0) & (printed * t < 50) & above(losses, 1e-25 * losses[0])  # above rounding
         exponent, decay = rate * t[meaningful], -np.log(losses[meaningful] / losses[0])
         worst = max(worst, float(np.max(exponent / decay)))  # the decision and the tightness read the same arrays
         exponents.append(exponent)
         decays.append(decay)
-    return Decision(bool(worst <= 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6)",
+    return Decision(at_most(worst, 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6)",
                     {"max_exponent_over_decay": worst},
                     tightness("(73): L(t) ≤ L(0) exp(−2α²λ‖s‖²t), as exponents 2α²λ‖s‖²t ≤ ln(L(0)/L(t))",
                               np.concatenate(exponents), np.concatenate(decays)))
@@ -109,7 +110,7 @@ def loss_bound_73(runs: Records, factor: float) -> Decision:
 def forgets_direction(alphas: np.ndarray, nus: np.ndarray, limits: Bundle, expected_sign: float,
                       singular_values: np.ndarray, settled: float) -> Decision:
     spreads = np.array([max(float(np.linalg.norm(a - b)) for a in betas for b in betas) for betas in limits])
-    late, window = alphas <= 1e-5, alphas <= settled
+    late, window = at_most(alphas, 1e-5), alphas <= settled
     fit = fit_rate(alphas[late], spreads[late])
     predicted = 1 - singular_values[-1] / singular_values[0] if len(singular_values) > 1 else 1.0
     follows = bool(np.all(np.sign(nus) == expected_sign)) and is_monotone(np.abs(nus), "increasing")
@@ -306,7 +307,7 @@ def flow_follows_cosh_sinh(runs: Records, swapped: bool, tolerance: float) -> De
             predicted = np.concatenate([alpha * (a * np.cosh(nu * s) + b * np.sinh(nu * s)),
                                         alpha * (a * np.sinh(nu * s) + b * np.cosh(nu * s))])
             worst = max(worst, float(np.max(np.abs(eta - predicted))))
-    return Decision(bool(worst <= tolerance), f"max |η(t) − (75)| = {worst:.1e}, tolerance {tolerance:g}",
+    return Decision(at_most(worst, tolerance), f"max |η(t) − (75)| = {worst:.1e}, tolerance {tolerance:g}",
                     {"max_deviation": worst, "tolerance": tolerance})
 
 
