@@ -270,6 +270,16 @@ def risk(net: Network, data: Dataset, loss: str | MarginLoss) -> Objective:
     return Objective(net, data.X, data.y, loss, mean=True)
 
 
+NARROW_WIDTHS = (2, 2, 2, 1)
+
+
+def ds2_narrow_risk() -> Objective:
+    """DS2 on the narrow depth-3 network (widths [2, 2, 2, 1]) with the logistic risk: the setting of the
+    misaligned equal-norm flow (align.thm2's proof facts, align.thm3's (P1)) and of the constant-step runs
+    (align.lem8)."""
+    return risk(linear_network(NARROW_WIDTHS), ds2(), "logistic")
+
+
 def satisfies_assumption2(objective: Objective, theta: np.ndarray, gradient_floor: float = 1e-10) -> bool:
     """Assumption 2: ∇R(W(0)) ≠ 0 (norm above ``gradient_floor``) and R(W(0)) ≤ ℓ(0)."""
     gradient = float(np.linalg.norm(objective.gradient(theta)))

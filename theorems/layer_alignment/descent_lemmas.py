@@ -25,9 +25,11 @@ from numerics.losses import Objective
 from numerics.symbolic import ZeroTest, generic_loss, gradient_flow, is_identically_zero, weight_matrices
 from numerics.tolerances import at_least, at_most, below
 from theorems.layer_alignment.common import (
+    NARROW_WIDTHS,
     Dataset,
     admissible_initialization,
     ds2,
+    ds2_narrow_risk,
     ds3,
     initialization_constant,
     linear_network,
@@ -607,18 +609,10 @@ class CertifiedViolation:
         return bool(self.excess > self.bound) and bool(self.initial_risk < arb(2).log())
 
 
-CONSTANT_STEP_WIDTHS = (2, 2, 2, 1)
-
-
-def constant_step_objective() -> Objective:
-    """The setting of the constant-step counterexample: DS2, widths [2, 2, 2, 1], logistic risk."""
-    return risk(linear_network(CONSTANT_STEP_WIDTHS), ds2(), "logistic")
-
-
 def constant_step_violation(ctx: Context, draws: int) -> CertifiedViolation | None:
     """Search ``draws`` random quarter-grid starts (entries in [−3/2, 3/2]) with
     :func:`first_constant_step_violation`."""
-    n_params = linear_network(CONSTANT_STEP_WIDTHS).n_params
+    n_params = linear_network(NARROW_WIDTHS).n_params
     return first_constant_step_violation(ctx.rng("constant-step starts").integers(-6, 7, size=(draws, n_params)) / 4)
 
 
@@ -626,7 +620,7 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
     """Among ``starts`` (rows; DS2, widths [2, 2, 2, 1], logistic risk) satisfying Assumption 2 with margin, find a
     constant-step GD run that breaks Lemma 8 (a) in float64, trying the fewest steps (2–4) first, then η = 10 before
     η = 30; certify the start with the largest excess in ball arithmetic. None when no start breaks (a)."""
-    objective = constant_step_objective()
+    objective = ds2_narrow_risk()
     net = objective.model
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
@@ -657,7 +651,7 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
 def ball_excess_terms(start: np.ndarray, eta, steps: int) -> tuple[list[arb], arb, arb]:
     """Ball enclosures (256 bits) of ‖W_k‖_F² − ‖W_k‖_2² for every layer after ``steps`` exact GD steps of size η from
     the rational ``start`` (DS2, widths [2, 2, 2, 1], logistic risk), of D + 2R(W(0)), and of R(W(0))."""
-    net, Z, theta0 = linear_network(CONSTANT_STEP_WIDTHS), rational_array(ds2().exact_Z), rational_array(start)
+    net, Z, theta0 = linear_network(NARROW_WIDTHS), rational_array(ds2().exact_Z), rational_array(start)
     with flint_ctx.workprec(256):
         final = ball_logistic_descent(net, Z, theta0, eta if isinstance(eta, fmpq) else fmpq(eta), steps)[-1]
         excesses = [ball_rank_one_excess(W) for W in net.matrices(final)]
@@ -938,7 +932,7 @@ def check_lem8_corrected(ctx: Context) -> None:
                 "D_k + Σ_j (tr P_j − tr Q_(j+1) + ‖Q_(j+1)‖_2)", conclusion=part_a)
     violation = constant_step_violation(ctx, ctx.pick(2000, 4000))
     if violation is not None:
-        run = Lemma8Terms(descent_trace(constant_step_objective(), violation.start, violation.steps,
+        run = Lemma8Terms(descent_trace(ds2_narrow_risk(), violation.start, violation.steps,
                                         float(violation.eta)))
         ctx.control("constant step (Assumption 5 dropped)",
                     excess_bounded(Named(f"the constant-step run certified by align.lem8 (η = {violation.eta})",

@@ -27,6 +27,7 @@ from theorems.layer_alignment.common import (
     balanced_initialization,
     chain,
     ds2,
+    ds2_narrow_risk,
     ds3,
     ds_degenerate,
     ds_random,
@@ -613,9 +614,8 @@ def check_proof_facts(ctx: Context) -> None:
     ctx.counterexample("the step ∏_{k≥2}F_k/2 > C^L/2", "exact", printed_step_fails(3, 3, 3),
                        "L = 3, C = 3, every F_k = C + 1/100 > C")
     ctx.control("the same arithmetic with C^{L−1}/2", printed_step_fails(3, 3, 2), "exponent: L → L − 1")
-    data = ds2()
-    objective = risk(linear_network((2, 2, 2, 1)), data, "logistic")
-    theta0 = misaligned_equal_norm_start(data, 2.5, ctx.rng("start"))
+    objective = ds2_narrow_risk()
+    theta0 = misaligned_equal_norm_start(ds2(), 2.5, ctx.rng("start"))
     run = Named("flow from equal norms 2.5, W_3W_2 = 0 (DS2, logistic)",
                 run_flow("equal norms, W_3W_2 = 0", objective, theta0, LONG_TIMES))
     ctx.counterexample("along a gradient flow", "numeric", step_fails_along(run, 0),
@@ -752,8 +752,7 @@ def check_proof_facts_corrected(ctx: Context) -> None:
         objective = risk(linear_network((data.d, 3, 3, 1)), data, loss)
         runs.append((run_flow(f"{data.name} {loss}", objective,
                               admissible_initialization(objective, ctx.rng(f"init-{index}"), 0.3), LONG_TIMES), data))
-    misaligned_objective = risk(linear_network((2, 2, 2, 1)), ds2(), "logistic")
-    runs.append((run_flow("misaligned equal-norm start (DS2 logistic)", misaligned_objective,
+    runs.append((run_flow("misaligned equal-norm start (DS2 logistic)", ds2_narrow_risk(),
                           misaligned_equal_norm_start(ds2(), 2.5, ctx.rng("start")), LONG_TIMES), ds2()))
     flows = Named(f"{len(runs)} flows to t = 1e12: " + "; ".join(run.label for run, _ in runs), runs)
     ctx.support("(P1) gradient along ū while R ≥ ε", "numeric", p1_holds(flows, "≤"),
