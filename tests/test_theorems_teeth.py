@@ -169,3 +169,15 @@ def test_the_initialization_constant_may_be_zero() -> None:
     assert decision.holds is True and decision.figures["min_D"] == 0.0
     shifted = constant_bounds(Named("balanced", [balanced]), lambda layers: initialization_constant(layers) - 1e-9)
     assert shifted.decision.holds is False
+
+
+# -- tensor: the larger encodings that only the full profile checks -------------------------------------------------
+def test_the_full_profile_encodings_encode_their_own_layered_networks() -> None:
+    """architectures(quick=False) adds a d = 4, L = 4 diagonal, a full-length convolution and a four-layer fully
+    connected instance; each tensor encoding computes its layered network (φ(0) = 0), with the same layout."""
+    full = TE.architectures(False)
+    assert len(full) == 6 and [name for name, _, _ in full[:3]] == [name for name, _, _ in TE.architectures(True)]
+    for name, model, network in full:
+        assert model.n_params == network.n_params, name
+    decision = TE.agrees_in_float("full", ("linear", "ReLU", "tanh"), 0, 2)
+    assert decision.holds is True, decision.detail

@@ -118,24 +118,6 @@ def closed_form_identities(root: sympy.Expr | None = None) -> dict[str, sympy.Ex
 REDUCTION = identities("the network's field in reduced coordinates minus the reduced field vanishes identically")
 CLOSED_FORM = identities("the closed form minus a solution of the reduced ODE vanishes identically")
 
-
-def served_init(rng: np.random.Generator, data: TwoPoints, a_range: tuple[float, float], b_max: float,
-                count: int) -> np.ndarray:
-    """count × 8 inits with w_i ∈ S_i° (w_i = p_i + a_i x_i, a_i log-uniform in a_range, p_i within the sector)
-    and v_i = b_i y_i, b_i uniform in [0, b_max]."""
-    X = np.asarray(data.X, dtype=float)
-    thetas = []
-    while len(thetas) < count:
-        a = np.exp(rng.uniform(*np.log(a_range), size=2))
-        normals = np.stack([-X[:, 1], X[:, 0]], axis=1)
-        w = a[:, None] * X + rng.uniform(-3, 3, size=(2, 1)) * a[:, None] * normals
-        v = rng.uniform(0, b_max, size=(2, 1)) * np.asarray(data.Y, dtype=float)
-        theta = from_neurons(w, v)
-        if np.all(open_sector(w, X) == [1, 2]):
-            thetas.append(theta)
-    return np.array(thetas)
-
-
 REDUCED = "the flow reduces to ṗ_i = 0, ȧ = b(1 − ab), ḃ = a(1 − ab)"
 SOLVED = "the closed form solves the reduced ODE, with limit a_∞² = (c + sqrt(c² + 4))/2"
 

@@ -515,8 +515,9 @@ def check_networks_corrected(ctx: Context) -> None:
 
 
 def _flow_formula_gaps(basis: np.ndarray, parts: Sequence[np.ndarray], X: np.ndarray, r: np.ndarray,
-                       sign: int = -1, shift: int = 0) -> list[np.ndarray]:
-    """Per layer: −Σ_i r_i ∂f(x_i)/∂v_l (chain rule, by differentiation) minus the formula of eq. (7).
+                       sign: int, shift: int) -> list[np.ndarray]:
+    """Per layer: −Σ_i r_i ∂f(x_i)/∂v_l (chain rule, by differentiation) minus the formula of eq. (7) with
+    ``sign``·Xᵀr and the identity at mode l + ``shift`` (the statement: sign −1, shift 0).
 
     ``r`` holds the residuals ℓ'(f(x_i), y_i) as free symbols or numbers; the identity is then a polynomial one.
     """
