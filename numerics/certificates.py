@@ -299,9 +299,7 @@ def power(x: arb, exponent: int) -> arb:
     """x**exponent for an integer exponent, tight on balls that contain zero or negative numbers."""
     if exponent < 0:
         return 1 / power(x, -exponent)
-    if exponent == 0:
-        return arb(1)
-    if exponent % 2:
+    if exponent % 2:  # (x⁰ = 1 takes the even branch: both ends' repeated products are 1)
         lower, upper = x.lower(), x.upper()
         return _ball_between(_repeated_product(lower, exponent), _repeated_product(upper, exponent))
     lower, upper = x.abs_lower(), x.abs_upper()

@@ -71,7 +71,9 @@ def is_monotone(y: Sequence[float], direction: str = "decreasing", rtol: float =
 
 
 def log_spaced(start: float, stop: float, count: int) -> np.ndarray:
-    """Checkpoint times spread evenly in log t (the scale on which implicit-bias quantities move)."""
+    """Checkpoint times spread evenly in log t (the scale on which implicit-bias quantities move); 0 < start ≤ stop."""
+    if not 0 < start <= stop or count < 1:  # also refuses NaN: log t of a nonpositive time is not a checkpoint
+        raise ValueError(f"log_spaced needs 0 < start ≤ stop and count ≥ 1, got ({start}, {stop}, {count})")
     return np.logspace(np.log10(start), np.log10(stop), count)
 
 

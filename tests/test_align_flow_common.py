@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics.losses import Objective
+from theorems.layer_alignment import flow_theorems
 from theorems.layer_alignment.common import (
     POLYNOMIAL_TAIL,
     balanced_initialization,
@@ -142,3 +143,18 @@ def test_naive_angle_of_antiparallel_vectors_is_pi_where_rounding_overshoots():
     overshooting = [a for a in draws if a @ -a / (np.linalg.norm(a) * np.linalg.norm(a)) < -1.0]
     assert overshooting
     assert all(naive_angle(a, -a) == np.pi for a in overshooting)
+
+
+def test_settling_needs_the_last_checkpoint_below_the_window_maximum() -> None:
+    """align.thm1's 'bounded and eventually nonincreasing' proxy at its edges: a decreasing window settles; a flat
+    window does not (its end is its maximum), nor one whose last checkpoint rises within the monotonicity allowance
+    to a new maximum, although every step passes the monotonicity test."""
+    t = np.logspace(0, 60, 61)
+    assert flow_theorems.settles(t, np.linspace(2.0, 1.0, 61))
+    flat = np.ones(61)
+    assert not flow_theorems.settles(t, flat)
+    rising_last = flat.copy()
+    rising_last[-1] = 1.0 + flow_theorems.MONOTONE_RTOL / 2
+    assert not flow_theorems.settles(t, rising_last)
+    falling_then_flat = np.concatenate([np.linspace(2.0, 1.0, 59), [1.0, 1.0]])
+    assert flow_theorems.settles(t, falling_then_flat)

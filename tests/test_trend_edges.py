@@ -237,3 +237,11 @@ def test_product_tolerance_and_drift_slack_are_closed():
     assert not product_to_constant(product, np.ones(4), 1.0, math.nextafter(edge, 0.0), tail=0.75)[0]
     beyond = math.nextafter(1.0 + edge, math.inf)
     assert not product_to_constant(product[:3] + [beyond], np.ones(4), 1.0, 10.0, tail=0.75)[0]
+
+
+def test_log_spaced_checkpoints_are_exact_decades_and_refuse_times_without_a_logarithm() -> None:
+    assert log_spaced(1e-2, 1e8, 11).tolist() == pytest.approx([10.0**k for k in range(-2, 9)], rel=1e-13)
+    assert log_spaced(3.0, 3.0, 1).tolist() == [3.0]
+    for start, stop, count in ((0.0, 1e8, 5), (-0.99, 1e8, 21), (1e8, 1e-2, 5), (float("nan"), 1.0, 3), (1.0, 10.0, 0)):
+        with pytest.raises(ValueError, match="log_spaced needs 0 < start ≤ stop"):
+            log_spaced(start, stop, count)

@@ -86,15 +86,19 @@ def theorem3_trend(trace: DescentTrace, vector: int = 0) -> tuple[bool, dict[str
     steps_ok = bool(np.all(at_most(np.diff(trace.risk), MONOTONE_RTOL * trace.risk[:-1])))
     late = last_decade(p.time)
     fit = fit_rate(p.time[late], p.risk[late])
-    norms_grow = all(is_monotone(p.frobenius[late, k], "increasing", MONOTONE_RTOL)
-                     and p.frobenius[-1, k] > p.frobenius[late][0, k] for k in range(p.frobenius.shape[1]))
+    window = p.frobenius[late]
+    with np.errstate(divide="ignore", invalid="ignore"):  # a critical start stays at 0: its growth is nan
+        growth = window[-1] / window[0]  # per layer, over the last decade
+    norms_grow = all(is_monotone(window[:, k], "increasing", MONOTONE_RTOL) for k in range(window.shape[1])) and bool(
+        np.all(growth > 1))
     aligning = is_monotone(p.product_deficit[late], "decreasing", MONOTONE_RTOL)
     decayed = bool(p.risk[-1] <= trace.risk[0] / 20)
     ok = steps_ok and decayed and fit.exponent <= -0.5 and norms_grow and aligning
     return ok, {"risk_falls": bool(steps_ok and decayed and fit.exponent <= -0.5), "final_risk": float(p.risk[-1]),
                 "risk_exponent_late": fit.exponent, "gf_time": float(p.time[-1]),
                 "final_product_deficit": float(p.product_deficit[-1]), "risk_nonincreasing_every_step": steps_ok,
-                "norms_increasing_late": norms_grow, "product_alignment_improving_late": aligning}
+                "norms_increasing_late": norms_grow, "min_norm_growth_late": float(growth.min()),
+                "product_alignment_improving_late": aligning}
 
 
 def flow_deviation(trace: DescentTrace, case: Case, clock_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
