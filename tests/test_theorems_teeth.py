@@ -16,6 +16,7 @@ from theorems.layer_alignment import figures as align_figures
 from theorems.layer_alignment.common import ds2, max_margin_direction
 from theorems.layer_alignment.descent_runs import Lemma8Terms
 from theorems.margin_maximization import common as margin_common
+from theorems.margin_maximization import definitions as MD
 from theorems.margin_maximization import positive_oracles as P
 from theorems.rank_minimization import two_point_theorems as T2
 from theorems.tensor_networks import classification as TC
@@ -181,3 +182,14 @@ def test_the_full_profile_encodings_encode_their_own_layered_networks() -> None:
         assert model.n_params == network.n_params, name
     decision = TE.agrees_in_float("full", ("linear", "ReLU", "tanh"), 0, 2)
     assert decision.holds is True, decision.detail
+
+
+# -- margin: the degree identities of App. C on small polynomials ---------------------------------------------------
+def test_degree_identity_finds_a_defective_monomial_of_coefficient_one_and_accepts_the_zero_polynomial() -> None:
+    t = sympy.symbols("t0:3", real=True)
+    theta = np.array(t, dtype=object)
+    homogeneous = MD.degree_identity(2 * t[0] * t[1] + 3 * t[0] * t[2], theta, plus=[0], constant=1)
+    assert homogeneous.holds and homogeneous.monomials == 2 and homogeneous.offending == ""
+    broken = MD.degree_identity(2 * t[0] * t[1] + t[1], theta, plus=[0], constant=1)  # t1 has degree 0 in t0
+    assert not broken.holds and broken.offending == "t1"
+    assert MD.degree_identity(sympy.Integer(0), theta, plus=[0], constant=1).holds  # no monomial: nothing to violate

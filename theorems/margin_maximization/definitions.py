@@ -931,10 +931,11 @@ def diagonal_cost(beta: np.ndarray, depth: int) -> float:
     return depth * float(np.sum(np.abs(beta) ** (2 / depth)))
 
 
-def balanced_factorizations(beta: np.ndarray, depth: int) -> dict[str, bool]:
+@criterion("the balanced factorizations compute β exactly, with ‖θ‖² = constant·‖β‖^(2/L), resp. constant·Σ|β_k|^(2/L)")
+def balanced_factorizations(beta: np.ndarray, depth: int, constant: int) -> Decision:
     """The minimizers of the two formulas, exactly: aligned rank-one layers c·e1 e1ᵀ (first c·e1 βᵀ/‖β‖, c =
     ‖β‖^(1/L)) for the fully-connected network and |β_k|^(1/L) per coordinate (signs on the output layer) for the
-    diagonal one compute β and cost L‖β‖^(2/L), resp. L Σ|β_k|^(2/L)."""
+    diagonal one compute β and cost L‖β‖^(2/L), resp. L Σ|β_k|^(2/L) (the statement: ``constant`` = L)."""
     b = E.to_exact(np.array([sympy.Rational(int(v), 8) for v in np.round(8 * beta)], dtype=object))
     d, norm = len(b), sympy.sqrt(E.dot(b, b))
     c = norm ** sympy.Rational(1, depth)
@@ -943,13 +944,15 @@ def balanced_factorizations(beta: np.ndarray, depth: int) -> dict[str, bool]:
     layers = [np.outer([c, 0], b / norm)] + [np.array([[c, 0], [0, 0]])] * (depth - 2) + [np.array([[c, 0]])]
     theta = E.canonical(np.concatenate([W.ravel() for W in layers]))
     fc_ok = np.all(E.signs(E.canonical(fc.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
-        E.dot(theta, theta) - depth * norm ** sympy.Rational(2, depth)) == 0
+        E.dot(theta, theta) - constant * norm ** sympy.Rational(2, depth)) == 0
     diag = diagonal(d, depth, "linear")
     roots = [abs(v) ** sympy.Rational(1, depth) for v in b]
     theta = E.canonical(np.array(roots * (depth - 1) + [sympy.sign(v) * r for v, r in zip(b, roots)], dtype=object))
     diag_ok = np.all(E.signs(E.canonical(diag.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
-        E.dot(theta, theta) - depth * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
-    return {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
+        E.dot(theta, theta) - constant * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
+    found = {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
+    return Decision(all(found.values()), f"fully connected: {found['fully connected']}; diagonal: {found['diagonal']}",
+                    found)
 
 
 FACTORIZATION_TOLERANCE = 1e-6
@@ -993,10 +996,12 @@ def check_cite_sec2(ctx: Context) -> None:
         beta = np.round(8 * rng.normal(size=3)) / 8
         fc = minimal_factorization(fully_connected([3, 3] + [3] * (depth - 2) + [1], "linear"), beta, rng)
         diag = minimal_factorization(diagonal(3, depth, "linear"), beta, rng)
-        exact = balanced_factorizations(beta, depth)
-        ctx.support(f"(ii) exact minimizers, depth {depth}", "exact", all(exact.values()),
+        ctx.support(f"(ii) exact minimizers, depth {depth}", "exact", balanced_factorizations(beta, depth, depth),
                     f"β = {beta.tolist()}: the balanced factorizations compute β with cost L‖β‖^(2/L), resp. "
-                    "L Σ|β_k|^(2/L), exactly", exact, conclusion=CITE_NORMS)
+                    "L Σ|β_k|^(2/L), exactly", conclusion=CITE_NORMS)
+        ctx.control(f"(ii) exact minimizers with cost (L + 1)‖β‖^(2/L), depth {depth}",
+                    balanced_factorizations(beta, depth, depth + 1), change="wrong constant: L → L + 1",
+                    because="fully connected: False; diagonal: False")
         ctx.support(f"(ii) fully connected, depth {depth}", "numeric",
                     FORMULA(fc, fully_connected_cost(beta, depth), FACTORIZATION_TOLERANCE),
                     "2-start SLSQP over all factorizations against L‖β‖^(2/L)", conclusion=CITE_NORMS)
