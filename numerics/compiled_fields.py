@@ -518,18 +518,18 @@ class TensorNetworkSquareField(_TensorNetworkFieldBase):
 
     def _evaluate(self, theta: np.ndarray, log_scale: float, normalize: bool, want: int) -> FieldEvaluation:
         beta, B = self.model.compiled_beta(theta, bool(want & (MARGIN_JACOBIAN | GRADIENT)))
-        outputs = (self.X @ beta)[:, None]
-        residuals = outputs - self.Y
-        loss = float(self._scaled(0.5 * (residuals * residuals).sum(axis=(-2, -1))))
+        outputs = self.X @ beta  # one output per sample: a tensor network's f(x) = ⟨x, β⟩
+        residuals = outputs - self.Y[:, 0]
+        loss = float(self._scaled(0.5 * (residuals * residuals).sum()))
         log_loss = float(np.log(loss))
         if not want & (GRADIENT | MARGIN_JACOBIAN):
-            return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, None, None, None, None)
-        g = self.X.T @ residuals[:, 0]
+            return FieldEvaluation(log_loss, loss, outputs, self._empty, None, None, None, None)
+        g = self.X.T @ residuals
         gradient = self._scaled(g @ B)
         scale = np.exp(log_scale - (log_loss if normalize else 0.0))
         descent = -gradient * scale
         if not want & MARGIN_JACOBIAN:
-            return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, descent, None, None, None)
+            return FieldEvaluation(log_loss, loss, outputs, self._empty, descent, None, None, None)
         output_jacobian = self.X @ B
         log_loss_gradient = gradient / loss
         descent_jacobian = None
@@ -538,7 +538,7 @@ class TensorNetworkSquareField(_TensorNetworkFieldBase):
             descent_jacobian = -self._scaled(hessian) * scale
             if normalize:
                 descent_jacobian -= np.outer(descent, log_loss_gradient)
-        return FieldEvaluation(log_loss, loss, outputs[:, 0], self._empty, descent, output_jacobian, log_loss_gradient,
+        return FieldEvaluation(log_loss, loss, outputs, self._empty, descent, output_jacobian, log_loss_gradient,
                                descent_jacobian)
 
 

@@ -465,7 +465,7 @@ def _verify(problem: ConvexProblem, beta: np.ndarray, alpha: np.ndarray) -> Cert
         stationary = bool(np.all(E.signs(c * beta - correlation) == 0))
         objective = E.dot(c * beta, beta) / 2
         dual_objective = dual_linear - E.dot(correlation / c, correlation) / 2
-        norm = sympy.sqrt(E.canonical([2 * objective])[0])
+        norm = sympy.sqrt(E.canonical_number(2 * objective))
     else:
         beta_signs = E.signs(beta)
         on_support = beta_signs != 0
@@ -474,8 +474,8 @@ def _verify(problem: ConvexProblem, beta: np.ndarray, alpha: np.ndarray) -> Cert
         objective = E.dot(c, beta_signs * beta)
         dual_objective = dual_linear
         norm = objective
-    gap = E.canonical([objective - dual_objective])[0]
-    return Certificate(beta, alpha, slacks, E.canonical([objective])[0], E.canonical([dual_objective])[0], gap,
+    gap = E.canonical_number(objective - dual_objective)
+    return Certificate(beta, alpha, slacks, E.canonical_number(objective), E.canonical_number(dual_objective), gap,
                        norm, primal_feasible, dual_feasible, stationary, complementary,
                        E.sign(gap) == 0)
 

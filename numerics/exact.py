@@ -179,6 +179,11 @@ def canonical(values: Any) -> np.ndarray:
     return out
 
 
+def canonical_number(value: Any) -> Exact:
+    """One number in the canonical form of its field (:func:`canonical` of a single entry)."""
+    return canonical([value])[0]
+
+
 def signs(values: Any) -> np.ndarray:
     """Exact signs (−1, 0, +1) of real rational or algebraic numbers, as an int array."""
     arr = to_exact(values)

@@ -217,7 +217,7 @@ def dual_bound(model: Network, X: Any, y: Any, multipliers: Any) -> DualBound:
 
 
 def _dual_bound(s: _Structure, choices: Sequence[Choice], alpha: np.ndarray) -> DualBound:
-    total = E.canonical([sum(alpha)])[0]
+    total = E.canonical_number(sum(alpha))
     worst, worst_squared, exact = None, sympy.Integer(0), True
     for choice in choices:
         projection = _project(_direction_sum(s, choice, alpha), s.cone(choice))
@@ -226,7 +226,7 @@ def _dual_bound(s: _Structure, choices: Sequence[Choice], alpha: np.ndarray) -> 
     if E.sign(worst_squared) == 0:  # no neuron can serve these multipliers: the problem is infeasible
         value = sympy.oo if E.sign(total) > 0 else sympy.Integer(0)
         return DualBound(value, alpha, worst_squared, worst, exact)
-    value = E.canonical([2 * total / sympy.sqrt(worst_squared)])[0]
+    value = E.canonical_number(2 * total / sympy.sqrt(worst_squared))
     return DualBound(value, alpha, worst_squared, worst, exact)
 
 
@@ -437,7 +437,7 @@ def _exact_upper(s: _Structure, bound: DualBound, neurons: Sequence[Neuron], val
         return None, None
     if np.any(E.signs(E.canonical(E.matvec(M, lengths) - 1)) < 0):
         return None, None
-    upper = E.canonical([2 * sum(lengths)])[0]
+    upper = E.canonical_number(2 * sum(lengths))
     return upper, (upper if E.sign(upper - bound.value) == 0 else None)
 
 
@@ -611,7 +611,7 @@ def _layer_dual(s: _Structure, options: Sequence[Sequence[Choice]], outputs: np.
             penalty += best.squared
             layer[slot] = best.point
             exact = exact and best.exact
-    return E.canonical([2 * sum(lam) - penalty])[0], (layer if exact else None)
+    return E.canonical_number(2 * sum(lam) - penalty), (layer if exact else None)
 
 
 def _layer_vector(model: Network, s: _Structure, rows: dict[int, np.ndarray]) -> np.ndarray:

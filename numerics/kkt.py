@@ -82,7 +82,7 @@ def scale_free_cost(model: Network, theta: Any, X: Any, y: Any) -> Number:
     if exact:
         if E.sign(q_min) <= 0:
             raise ValueError(f"R(θ) needs a positive minimum margin, got {q_min}")
-        return E.canonical([E.dot(theta, theta) / q_min ** sympy.Rational(2, model.degree)])[0]
+        return E.canonical_number(E.dot(theta, theta) / q_min ** sympy.Rational(2, model.degree))
     return float(theta @ theta / q_min ** (2 / model.degree)) if q_min > 0 else math.inf
 
 
@@ -122,7 +122,7 @@ def _rescale(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray, ex
     if (E.sign(q_min) if exact else np.sign(q_min)) <= 0:
         raise ValueError(f"cannot rescale to margin 1: the minimum margin is {q_min} ≤ 0")
     if exact:
-        factor = E.canonical([1 / sympy.root(q_min, model.degree)])[0]
+        factor = E.canonical_number(1 / sympy.root(q_min, model.degree))
         return E.canonical(theta * factor), factor
     factor = q_min ** (-1 / model.degree)
     return theta * factor, factor
@@ -310,9 +310,9 @@ def _residuals(model: Network, theta: np.ndarray, q: np.ndarray, lam: np.ndarray
                exact: bool, tol: float) -> tuple[KKTStatus, tuple[Number, Number, Number]]:
     if exact:
         squared = E.dot(theta, theta)
-        stationarity = E.canonical([sympy.sqrt(E.dot(residual, residual) / squared)])[0]
+        stationarity = E.canonical_number(sympy.sqrt(E.dot(residual, residual) / squared))
         complementarity = max((abs(v) for v in E.canonical(lam * (q - 1))), default=sympy.Integer(0))
-        euler = E.canonical([abs(squared - model.degree * sum(lam)) / squared])[0]
+        euler = E.canonical_number(abs(squared - model.degree * sum(lam)) / squared)
         return ("kkt" if E.sign(stationarity) == 0 else "not_kkt"), (stationarity, complementarity, euler)
     theta, q, lam, residual = (B.to_float(a) for a in (theta, q, lam, residual))
     squared = float(theta @ theta)
@@ -507,7 +507,7 @@ def lagrangian_curvature(model: Network, theta: Any, X: Any, y: Any, direction: 
         raise ValueError("no finite-difference step keeps the activation pattern")
     J = y[active, None] * model.jacobian(theta, X[active])[:, 0, :]
     if exact:
-        slopes, value = E.canonical(E.matvec(J, d)), E.canonical([E.dot(d, E.matvec(hessian, d))])[0]
+        slopes, value = E.canonical(E.matvec(J, d)), E.canonical_number(E.dot(d, E.matvec(hessian, d)))
         lam_signs, slope_signs = E.signs(lam), E.signs(slopes)
     else:
         slopes, value = J @ d, float(d @ hessian @ d)
@@ -552,7 +552,7 @@ def _curvature_on(H: np.ndarray, Z: np.ndarray, exact: bool, tol: float) -> _Cur
     if reduced_exact.is_positive_semidefinite:
         return _Curvature(True, smallest, definite=bool(reduced_exact.is_positive_definite))
     d = E.canonical(Z @ E.rationalize(vectors[:, 0] / np.max(np.abs(vectors[:, 0]))))
-    curvature = E.canonical([E.dot(d, E.matvec(H, d)) / E.dot(d, d)])[0]
+    curvature = E.canonical_number(E.dot(d, E.matvec(H, d)) / E.dot(d, d))
     return _Curvature(False, smallest, d, curvature) if E.sign(curvature) < 0 else _Curvature(False, smallest)
 
 
@@ -711,7 +711,7 @@ def certify_witness(model: Network, theta: Any, X: Any, y: Any, candidate: Any, 
         squared = E.dot(point, point)
         difference = E.canonical(point - reference)
         distance_squared = E.dot(difference, difference)
-        improvement = E.canonical([reference_norm - squared])[0]
+        improvement = E.canonical_number(reference_norm - squared)
         checks = {"margin ≥ 1": E.sign(min_margin - 1) >= 0, "smaller norm": E.sign(improvement) > 0,
                   "inside the ball": E.sign(radius**2 - distance_squared) >= 0}
         failed = [name for name, ok in checks.items() if not ok]

@@ -385,13 +385,14 @@ def test_every_accepted_step_is_recorded() -> None:
 
 @pytest.mark.parametrize("clock", CLOCKS)
 def test_requested_times_inside_the_first_step_and_before_t_end(clock: str) -> None:
-    """t = 0 and t = 1e-6 (inside the first step) are allowed and recorded; the last row is t_end all the same."""
+    """t = 0, t = 1e-12 and t = 1e-6 (inside the first step) are allowed and recorded at their own state, not at the
+    step's end; the last row is t_end all the same."""
     rng = np.random.default_rng(8)
     X, y, theta0 = rng.standard_normal((3, 2)), rng.standard_normal(3), rng.standard_normal(2)
-    times = [0.0, 1e-6, 0.5]
+    times = [0.0, 1e-12, 1e-6, 0.5]
     traj = GradientFlow(regression_objective(X, y)).solve(theta0, 1.0, clock=clock, t_eval=times)
-    assert traj.status is FlowStatus.COMPLETED and traj.t[:3].tolist() == times
-    assert traj.t.size == 4 and traj.t[-1] == pytest.approx(1.0)
+    assert traj.status is FlowStatus.COMPLETED and traj.t[:4].tolist() == times
+    assert traj.t.size == 5 and traj.t[-1] == pytest.approx(1.0)
     for t, theta in zip(traj.t, traj.theta):
         np.testing.assert_allclose(theta, regression_flow(X, y, theta0, t), rtol=1e-8, atol=1e-10)
 

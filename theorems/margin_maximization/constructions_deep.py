@@ -94,7 +94,7 @@ def check_thm51(ctx: Context) -> None:
                         {"kkt": True, "local_optimum": False}, conclusions)
         c = C.construction(name)
         first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-        squared, total = E.dot(c.theta, c.theta), E.canonical([sum(first.multipliers)])[0]
+        squared, total = E.dot(c.theta, c.theta), E.canonical_number(sum(first.multipliers))
         ctx.prove(f"m = {m}: non-zero inputs", "exact", C.NONZERO_INPUTS(C.source(name), E.to_exact(c.theta)),
                   "every hidden pre-activation is non-zero", conclusion=K51)
         ctx.prove(f"m = {m}: Euler's identity", "exact", first.exact and E.sign(squared - m * total) == 0,

@@ -170,7 +170,7 @@ def paper_relu_margin_step() -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
     curve = np.array([sympy.sqrt(eps), 1 - eps, 1 / sympy.sqrt(2) + sympy.sqrt(eps) / 2,
                       1 / sympy.sqrt(2) - sympy.sqrt(eps) / 2], dtype=object)
     point = np.array([sympy.nsimplify(v.subs(eps, PAPER_CURVE_AT)) for v in curve], dtype=object)
-    excess = E.canonical([c.model.forward(point, c.X)[:, 0][0] - (1 + 3 * PAPER_CURVE_AT)])[0]
+    excess = E.canonical_number(c.model.forward(point, c.X)[:, 0][0] - (1 + 3 * PAPER_CURVE_AT))
     fails = E.sign(excess) != 0
     outputs_positive = all(certified_sign(v, eps, sympy.Rational(1, 2)).sign == 1 for v in curve[2:])
     z = [4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2), -4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2)]
@@ -270,7 +270,7 @@ def _point(label: str, layers: list) -> C.Source:
 def SHORTER(point: C.Source, reference: int) -> Decision:
     feasible = C.result(C.checked(point), "feasible")
     theta = C.built(point).theta
-    squared = E.canonical([E.dot(theta, theta)])[0]
+    squared = E.canonical_number(E.dot(theta, theta))
     return Decision(C.holds(feasible) is True and E.sign(squared - reference) < 0,
                     f"{feasible.detail}; ‖θ‖² = {squared} against {reference}", {"squared_norm": str(squared)},
                     tightness("‖θ‖² < ‖θ̃‖² (a feasible point below the KKT value)", float(squared), float(reference)))

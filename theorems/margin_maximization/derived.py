@@ -126,7 +126,7 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
     first = kkt.kkt_check(model, theta, X, y)
     if not (first.status == "kkt" and first.exact):
         raise ValueError(f"not an exact KKT point: {first.status} ({first.message})")
-    total = E.canonical([sum(first.multipliers)])[0]
+    total = E.canonical_number(sum(first.multipliers))
     theta = E.to_exact(theta)
     squared = E.dot(theta, theta)
     euler = E.sign(squared - (degree or model.degree) * total) == 0
@@ -391,7 +391,7 @@ def shared_filter_peak(patches: np.ndarray, activation: str) -> Exact:
     for p in patches:
         normal = np.array([-p[1], p[0]], dtype=object)
         candidates.append(E.canonical(normal / sympy.sqrt(E.dot(normal, normal))))
-    values = [E.canonical([sum(sigma(E.canonical([s * E.dot(w, p)])[0]) ** 2 for p in patches)])[0]
+    values = [E.canonical_number(sum(sigma(E.canonical_number(s * E.dot(w, p))) ** 2 for p in patches))
               for w in candidates for s in (1, -1)]
     best = values[0]
     for value in values[1:]:
@@ -404,7 +404,7 @@ def shared_filter_optimum(name: str) -> Exact:
     Φ ≤ ‖v‖·‖σ(Pw)‖ ≤ ‖v‖‖w‖μ (Cauchy–Schwarz, homogeneity), attained at the maximizing w with v ∝ σ(Pw)."""
     c = C.construction(name)
     patches = np.array(c.X[0], dtype=object).reshape(-1, 2)
-    return E.canonical([2 / sympy.sqrt(shared_filter_peak(patches, c.model.activation))])[0]
+    return E.canonical_number(2 / sympy.sqrt(shared_filter_peak(patches, c.model.activation)))
 
 
 def diagonal_optimum(depth: int, x: np.ndarray) -> Exact:
@@ -412,7 +412,7 @@ def diagonal_optimum(depth: int, x: np.ndarray) -> Exact:
     Per coordinate Σ_j w_j[k]² ≥ m|β_k|^(2/m) (AM–GM, Lemma C.5); t ↦ t^(2/m) is subadditive, and
     Σ_k β_k x_k ≥ 1 forces Σ_k |β_k| ≥ 1/max x; all weight on the largest input attains it."""
     largest = max(E.to_exact(x), key=float)
-    return E.canonical([depth * largest ** sympy.Rational(-2, depth)])[0]
+    return E.canonical_number(depth * largest ** sympy.Rational(-2, depth))
 
 
 @dataclass(frozen=True)
@@ -528,4 +528,4 @@ def family_ratio(delta: sympy.Rational) -> Exact | None:
     if found.optimum is None:
         return None
     theta = E.to_exact(c.theta)
-    return E.canonical([E.dot(theta, theta) / found.optimum])[0]
+    return E.canonical_number(E.dot(theta, theta) / found.optimum)

@@ -42,7 +42,7 @@ R31_ANALOGUES = "the same holds for the constructions of Theorems 4.1, 4.3, 4.4 
 @criterion("‖θ̃‖/‖θ*‖ ≥ M from the exact KKT value and an exact optimum (or an exactly feasible point's value)")
 def RATIO_AT_LEAST(kkt_value: str, optimum: str, target: int) -> Decision:
     ratio_squared = sympy.sympify(kkt_value) / sympy.sympify(optimum)
-    return Decision(bool(E.sign(E.canonical([ratio_squared - target**2])[0]) >= 0),
+    return Decision(bool(E.sign(E.canonical_number(ratio_squared - target**2)) >= 0),
                     f"‖θ̃‖²/‖θ*‖² = {kkt_value} / {optimum} ≈ {float(ratio_squared):.6g} against M² = {target**2}",
                     {"ratio_norms": float(sympy.sqrt(ratio_squared))},
                     tightness("‖θ̃‖/‖θ*‖ ≥ M", float(sympy.sqrt(ratio_squared)), target, sense="lower"))
@@ -180,7 +180,7 @@ def check_rem31(ctx: Context) -> None:
     # checker's exact global optimum, does not reach M = 2
     thm51 = C.construction("thm5.1-depth3")
     largest = max(E.to_exact(thm51.X[0]), key=float)
-    optimum51 = E.canonical([3 * largest ** sympy.Rational(-2, 3)])[0]  # m·(max x)^(−2/m): AM–GM per coordinate
+    optimum51 = E.canonical_number(3 * largest ** sympy.Rational(-2, 3))  # m·(max x)^(−2/m): AM–GM per coordinate
     ctx.control("Theorem 5.1's construction at M = 2", RATIO_AT_LEAST(str(E.dot(thm51.theta, thm51.theta)),
                                                                       str(optimum51), 2),
                 "another construction: Theorem 5.1 (m = 3), M = 10 → 2")
@@ -242,14 +242,14 @@ def with_rational_limit(X: np.ndarray, size: float) -> np.ndarray:
 
 def text(value: Any) -> str:
     """An exact number as an expression string of the construction format."""
-    return str(E.canonical([value])[0])
+    return str(E.canonical_number(value))
 
 
 def balanced(u: np.ndarray) -> tuple[list[Any], Any]:
     """(w, v) = (u/√‖u‖, √‖u‖): a neuron with product u and ‖w‖ = |v| (KKT points are balanced, margin.def.problem2)."""
     length = sympy.sqrt(E.dot(u, u))
     scale = sympy.sqrt(length)
-    return [E.canonical([c / scale])[0] for c in u], E.canonical([scale])[0]
+    return [E.canonical_number(c / scale) for c in u], E.canonical_number(scale)
 
 
 def thm32_curve(X: np.ndarray, w: list[Any], v: Any) -> dict[str, Any] | None:
@@ -259,8 +259,8 @@ def thm32_curve(X: np.ndarray, w: list[Any], v: Any) -> dict[str, Any] | None:
     x1, x2 = X[0], X[1]
     normal = np.array([-x1[1], x1[0]], dtype=object)
     g = E.canonical(normal / -E.dot(normal, x2))
-    c = E.canonical([v / abs(x2[0])])[0]
-    slope = E.canonical([E.dot(w, g) + c])[0]
+    c = E.canonical_number(v / abs(x2[0]))
+    slope = E.canonical_number(E.dot(w, g) + c)
     if E.sign(slope) >= 0:
         return None
     limit = min(float(-2 * slope / E.dot(g, g)), float(1 / v))  # shorter, and x2 stays active on neuron 1

@@ -319,7 +319,7 @@ def law_defeats_bound(start_set: str, bound: sympy.Expr) -> Decision:
     floors = []
     for data in exact_obtuse_datasets():  # L ≥ ½σ_min(Y)² > 0 on the set: Y is invertible (Assumption 1)
         if start_set == START_SETS[0]:
-            floors.append(E.canonical([data.objective.value(E.to_exact(np.zeros(8)))])[0])
+            floors.append(E.canonical_number(data.objective.value(E.to_exact(np.zeros(8)))))
         else:
             floors.append(abs(sympy.Matrix(data.Y).det()))
     positive_floor = all(E.sign(f) > 0 for f in floors)
