@@ -292,3 +292,13 @@ def test_svm_balanced_point_is_kkt_for_linear_networks(seed, n):
     assert result.status == "kkt"
     np.testing.assert_allclose(result.multipliers, svm.duals / np.linalg.norm(w), atol=1e-6)
     assert result.euler_residual < 1e-6
+
+
+def test_exact_minimum_of_margins_of_either_sign_and_of_floats_that_tie() -> None:
+    """The exact minimum behind q_min: float sorting proposes, exact comparisons decide. Negative values (a point
+    that misclassifies) and values equal as floats but not exactly (1 + 10⁻³⁰ and 1) are both decided exactly."""
+    assert kkt._min(E.to_exact([-1, -3, 2]), True) == -3
+    assert kkt._min(E.to_exact([sympy.Rational(-1, 2), -1]), True) == -1
+    tie = E.to_exact([1 + sympy.Rational(1, 10**30), 1, 1 + sympy.Rational(2, 10**30)])
+    assert kkt._min(tie, True) == 1
+    assert kkt._min(np.array([2.0, -1.5, 0.5]), False) == -1.5

@@ -131,8 +131,9 @@ def test_batched_top_pairs_are_the_single_ones_bit_for_bit(shape):
     assert [a.shape for a in empty] == [(0,), (0, 2), (0, 3)]
     with pytest.raises(ValueError, match="stack"):
         top_singular_pairs(stack[0])
-    with pytest.raises(ValueError, match="no singular pair"):
-        top_singular_pairs(np.zeros((2, 0, 3)))
+    for shape in ((2, 0, 3), (2, 3, 0)):  # no rows or no columns
+        with pytest.raises(ValueError, match="no singular pair"):
+            top_singular_pairs(np.zeros(shape))
 
 
 def test_alignment_of_rank_one_layers_is_the_cosine_between_their_factors():
