@@ -28,25 +28,3 @@ def identities(name: str) -> Criterion:
     theirs, so a control binds to the conclusion it perturbs)."""
     return Criterion(name, _vanish)
 
-
-def _at_most(value: float, bound: float) -> Decision:
-    value, bound = float(value), float(bound)
-    return Decision(value <= bound, f"{value:.6g} {'≤' if value <= bound else '>'} {bound:.6g}",
-                    {"value": value, "bound": bound})
-
-
-def at_most(name: str) -> Criterion:
-    """A criterion "a measured figure ≤ its bound" under its own name; the figure is computed from the claim's
-    ingredients, and a control feeds the figure of a perturbed statement (a wrong formula, a dropped hypothesis)."""
-    return Criterion(name, _at_most)
-
-
-def _at_least(value: float, bound: float) -> Decision:
-    value, bound = float(value), float(bound)
-    return Decision(value >= bound, f"{value:.6g} {'≥' if value >= bound else '<'} {bound:.6g}",
-                    {"value": value, "bound": bound})
-
-
-def at_least(name: str) -> Criterion:
-    """A criterion "a measured figure ≥ its bound" under its own name (see :func:`at_most`)."""
-    return Criterion(name, _at_least)
