@@ -806,9 +806,10 @@ def balanced_on_region(widths: tuple[int, ...], masked: bool):
     objective, _ = generic_loss(layers[-1] * hidden)
     inner = [sum(entry * sympy.diff(objective, entry) for entry in W) for W in layers]
     tests = [is_identically_zero(inner[k + 1] - inner[k]) for k in range(len(layers) - 1)]
+    detail = "; ".join(f"layers {k + 1} and {k + 2}: {test.description}" for k, test in enumerate(tests))
     if any(test.refuted for test in tests):
-        return False, tests[0].description
-    return (True if all(test.proved for test in tests) else None), tests[0].description
+        return False, detail
+    return (True if all(test.proved for test in tests) else None), detail
 
 
 @criterion("the rate of the quantity vanishes (relative ≤ 1e-12) at every sampled point of random ReLU networks")
