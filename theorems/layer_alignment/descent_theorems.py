@@ -24,6 +24,7 @@ from theorems.layer_alignment.common import (
     admissible_initialization,
     ds2,
     ds3,
+    ds_degenerate,
     layer_state,
     linear_network,
     max_margin_direction,
@@ -352,6 +353,14 @@ def first_layer_steps(runs: Named, target: Named):
                     first_layer_step_bounds([trace for _, trace in runs.value], target.value))
 
 
+@criterion("ū certified, the support vectors span R^d (Assumption 3), every support vector has a positive dual")
+def theorem4_data(data: Dataset) -> Decision:
+    svm = max_margin_direction(data)
+    duals = svm.duals[list(svm.support)]
+    certified, spans, positive = bool(svm.certified), spans_space(data, svm), bool(np.all(duals > 0))
+    return Decision(certified and spans and positive, f"certified: {certified}; support spans R^{data.d}: {spans}; "
+                    f"positive duals on the support: {positive}", {"margin": svm.margin,
+                                                                      "smallest_support_dual": float(np.min(duals))})
 
 
 @claim(
@@ -388,14 +397,18 @@ def first_layer_steps(runs: Named, target: Named):
            ("Per-step facts of the proof checked: ‖W_1(t+1)‖_F² = ‖W_1‖_F² − 2η⟨w_prod, ∇R⟩ + η²‖∂R/∂W_1‖_F², (38), "
             "(39) and "
            "‖Π_⊥W_1(t+1)‖_F ≤ ‖Π_⊥W_1(t)‖_F + 1. The proof's t_3 step needs t_3 to be the last entry time before t_4."),
-           ("DS3's hypotheses (certified max-margin direction, Assumption 3, positive duals) are recorded as "
-            "figures of the per-step item.")),
+           ("DS3's hypotheses (certified max-margin direction, Assumption 3, positive duals) are checked as an "
+            "item, with DSdeg (a support vector of dual 0) as its control.")),
 )
 def check_thm4(ctx: Context) -> None:
     first_layer, product = ctx.conclusions
     data = ds3()
     svm = max_margin_direction(data)
-    hypotheses_hold = svm.certified and spans_space(data, svm) and bool(np.all(svm.duals[list(svm.support)] > 0))
+    ctx.support("DS3 meets the theorem's data hypotheses", "convex", theorem4_data(data),
+                "the max-margin direction ū is certified, the support vectors span R³ (Assumption 3) and every one "
+                "has a positive dual", conclusion=first_layer)
+    ctx.control("DSdeg: a support vector with dual 0", theorem4_data(ds_degenerate()), change="data: DS3 → DSdeg",
+                because="positive duals on the support: False")
     u_bar = Named("ū of DS3 (certified)", svm.direction)
     objective = risk(linear_network((3, 3, 1)), data, "logistic")
     traces, extended = [], {}
@@ -408,7 +421,7 @@ def check_thm4(ctx: Context) -> None:
     ctx.support("the proof's per-step facts", "numeric", first_layer_steps(runs, u_bar),
                 f"{sum(t.steps for _, t in traces)} Assumption-5 steps: the ‖W_1‖ identity to {IDENTITY_TOLERANCE:g}, "
                 f"(38), (39) and the +1 bound with slack ≥ −{IDENTITY_TOLERANCE:g}",
-                {"DS3_hypotheses_hold": hypotheses_hold, "margin": svm.margin} | extended, conclusion=first_layer)
+                {"margin": svm.margin} | extended, conclusion=first_layer)
     ctx.support("v_1: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "first layer"),
                 f"‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
                 f"{EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², "

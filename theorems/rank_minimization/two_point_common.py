@@ -192,6 +192,11 @@ def thm3_radius(phi: Any, f: Functions = FLOAT) -> Any:
     return f.min(*thm3_radius_terms(phi, f))
 
 
+def thm3_norm_lower(f: Functions = FLOAT) -> Any:
+    """√3/2: the lower end of Thm 3 (ii)."""
+    return f.sqrt(f.num(3, 4))
+
+
 def thm3_norm_upper(phi: Any, f: Functions = FLOAT) -> Any:
     """sqrt(1/4 + 4/(3 sin² φ)): the upper end of Thm 3 (ii)."""
     return f.sqrt(f.num(1, 4) + 4 / (3 * f.sin(phi) ** 2))
@@ -200,6 +205,12 @@ def thm3_norm_upper(phi: Any, f: Functions = FLOAT) -> Any:
 def thm3_angle_interval(phi: Any, f: Functions = FLOAT) -> tuple[Any, Any]:
     """[π/2 − (φ − π/2), 3π/4 + (φ − π/2)/2] = [π − φ, π/2 + φ/2]: Thm 3 (i)."""
     return f.pi / 2 - (phi - f.pi / 2), 3 * f.pi / 4 + (phi - f.pi / 2) / 2
+
+
+def thm3_deviation_interval(phi: Any, f: Functions = FLOAT) -> tuple[Any, Any]:
+    """[(π − 2φ)/2, (π − φ)/4]: each of two mirrored neurons at angle δ from its input (their angle φ + 2δ) meets
+    Thm 3 (i) exactly when δ lies here."""
+    return (f.pi - 2 * phi) / 2, (f.pi - phi) / 4
 
 
 def thm3_probability(phi: Any, f: Functions = FLOAT) -> Any:
@@ -387,7 +398,7 @@ def thm3_event(thetas: np.ndarray, losses: np.ndarray, phi: float, loss_tol: flo
     W, _ = unpack(np.asarray(thetas, dtype=float).reshape(-1, 8))
     low, high = thm3_angle_interval(phi)
     norms = np.linalg.norm(W, axis=-1)
-    good_norms = np.all((norms > np.sqrt(3) / 2) & (norms < thm3_norm_upper(phi)), axis=-1)
+    good_norms = np.all((norms > thm3_norm_lower()) & (norms < thm3_norm_upper(phi)), axis=-1)
     angles = np.full(len(W), np.nan)  # the angle is undefined (and E false) when a row is 0
     angles[good_norms] = row_angle(W[good_norms])
     return below(np.asarray(losses), loss_tol) & good_norms & (angles >= low) & (angles <= high)

@@ -46,7 +46,9 @@ from theorems.rank_minimization.two_point_common import (
     reduced_limit,
     relative_sigma_min,
     thm2_radius,
+    thm3_deviation_interval,
     thm3_event,
+    thm3_norm_lower,
     thm3_norm_upper,
     thm3_probability,
     thm3_radius,
@@ -402,7 +404,8 @@ def event_margin(phi: arb, rho: arb, tau: arb, radius_scale: int = 1) -> arb:
     """min of the four margins that put a pair of such limits in E: δ ≥ (π − 2φ)/2 and δ ≤ (π − φ)/4 for each neuron
     (then ∠ = φ + δ_1 + δ_2 ∈ [π − φ, π/2 + φ/2]) and 3/4 < ‖w(∞)‖² < 1/4 + 4/(3 sin²φ)."""
     delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, BALL)
-    margins = [delta - (BALL.pi - 2 * phi) / 2, (BALL.pi - phi) / 4 - delta, norm_sq - arb(3) / 4,
+    low, high = thm3_deviation_interval(phi, BALL)
+    margins = [delta - low, high - delta, norm_sq - thm3_norm_lower(BALL) ** 2,
                thm3_norm_upper(phi, BALL) ** 2 - norm_sq]
     return margins[0].min(margins[1]).min(margins[2]).min(margins[3])
 
@@ -424,10 +427,11 @@ def event_tightness(radius_scale: int) -> tuple:
     phi, rho, tau = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
     delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, FLOAT)
     norm, angle = np.sqrt(norm_sq), phi + 2 * delta
-    return (tightness("‖w_i(∞)‖ > √3/2 (Thm 3 (ii))", norm, np.sqrt(3) / 2, sense="lower"),
+    low, high = (phi + 2 * end for end in thm3_deviation_interval(phi))  # the certificate's bounds, on the angle
+    return (tightness("‖w_i(∞)‖ > √3/2 (Thm 3 (ii))", norm, thm3_norm_lower(), sense="lower"),
             tightness("‖w_i(∞)‖ < sqrt(1/4 + 4/(3 sin²φ)) (Thm 3 (ii))", norm, thm3_norm_upper(phi)),
-            tightness("∠(w_1(∞), w_2(∞)) ≥ π − φ (Thm 3 (i))", angle, np.pi - phi, sense="lower"),
-            tightness("∠(w_1(∞), w_2(∞)) ≤ π/2 + φ/2 (Thm 3 (i))", angle, np.pi / 2 + phi / 2))
+            tightness("∠(w_1(∞), w_2(∞)) ≥ π − φ (Thm 3 (i))", angle, low, sense="lower"),
+            tightness("∠(w_1(∞), w_2(∞)) ≤ π/2 + φ/2 (Thm 3 (i))", angle, high))
 
 
 def thm3_reduction_proof() -> tuple[bool, str]:
