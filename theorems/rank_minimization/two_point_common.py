@@ -202,15 +202,16 @@ def thm3_norm_upper(phi: Any, f: Functions = FLOAT) -> Any:
     return f.sqrt(f.num(1, 4) + 4 / (3 * f.sin(phi) ** 2))
 
 
-def thm3_angle_interval(phi: Any, f: Functions = FLOAT) -> tuple[Any, Any]:
-    """[π/2 − (φ − π/2), 3π/4 + (φ − π/2)/2] = [π − φ, π/2 + φ/2]: Thm 3 (i)."""
-    return f.pi / 2 - (phi - f.pi / 2), 3 * f.pi / 4 + (phi - f.pi / 2) / 2
-
-
 def thm3_deviation_interval(phi: Any, f: Functions = FLOAT) -> tuple[Any, Any]:
     """[(π − 2φ)/2, (π − φ)/4]: each of two mirrored neurons at angle δ from its input (their angle φ + 2δ) meets
     Thm 3 (i) exactly when δ lies here."""
     return (f.pi - 2 * phi) / 2, (f.pi - phi) / 4
+
+
+def thm3_angle_interval(phi: Any, f: Functions = FLOAT) -> tuple[Any, Any]:
+    """[π − φ, π/2 + φ/2]: Thm 3 (i), the angle φ + 2δ at the ends of :func:`thm3_deviation_interval`."""
+    low, high = thm3_deviation_interval(phi, f)
+    return phi + 2 * low, phi + 2 * high
 
 
 def thm3_probability(phi: Any, f: Functions = FLOAT) -> Any:

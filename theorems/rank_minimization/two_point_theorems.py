@@ -46,6 +46,7 @@ from theorems.rank_minimization.two_point_common import (
     reduced_limit,
     relative_sigma_min,
     thm2_radius,
+    thm3_angle_interval,
     thm3_deviation_interval,
     thm3_event,
     thm3_norm_lower,
@@ -427,7 +428,7 @@ def event_tightness(radius_scale: int) -> tuple:
     phi, rho, tau = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
     delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, FLOAT)
     norm, angle = np.sqrt(norm_sq), phi + 2 * delta
-    low, high = (phi + 2 * end for end in thm3_deviation_interval(phi))  # the certificate's bounds, on the angle
+    low, high = thm3_angle_interval(phi)  # the certificate's bounds, on the angle
     return (tightness("‖w_i(∞)‖ > √3/2 (Thm 3 (ii))", norm, thm3_norm_lower(), sense="lower"),
             tightness("‖w_i(∞)‖ < sqrt(1/4 + 4/(3 sin²φ)) (Thm 3 (ii))", norm, thm3_norm_upper(phi)),
             tightness("∠(w_1(∞), w_2(∞)) ≥ π − φ (Thm 3 (i))", angle, low, sense="lower"),

@@ -439,7 +439,8 @@ def z_space_solution(X: np.ndarray, y: np.ndarray, transform: np.ndarray, refere
     if solution.status != "solved":
         return Decision(None, f"SOCP status {solution.status}")
     gap = float(np.max(np.abs(solution.solution - reference)) / np.max(np.abs(reference)))
-    return Decision(at_most(gap, 1e-6), f"relative gap {gap:.3g} ({'≤' if at_most(gap, 1e-6) else '>'} 1e-6)",
+    close = at_most(gap, 1e-6)
+    return Decision(close, f"relative gap {gap:.3g} ({'≤' if close else '>'} 1e-6)",
                     {"relative_gap": gap})
 
 
@@ -628,7 +629,8 @@ def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: f
     ratio = later / earlier if earlier > 0 else (0.0 if later == 0 else float("inf"))
     tail = later * ratio / (1 - ratio) if ratio < 1 else float("inf")
     resolved = earlier + later > resolution
-    holds = bool(reached and (not resolved or at_most(tail, tolerance)))
+    settled = at_most(tail, tolerance)
+    holds = bool(reached and (not resolved or settled))
     figures = {"path_decade_before_last_rad": earlier, "path_last_decade_rad": later, "resolution_rad": resolution,
                "ratio": ratio, "extrapolated_tail_rad": tail, "tolerance": tolerance, "Q_end": float(levels[last]),
                "levels_reached": bool(reached)}
@@ -636,7 +638,7 @@ def settles(levels: np.ndarray, directions: np.ndarray, end: float, tolerance: f
         verdict = f"{earlier + later:.3g} rad in all, below the resolution L·Σ(Q_k + Q_(k+1))·rtol = {resolution:.3g}"
     else:
         verdict = (f"{earlier + later:.3g} rad in all (> resolution {resolution:.3g}); ratio {ratio:.3g}, "
-                   f"extrapolated remaining movement {tail:.3g} rad ({'≤' if at_most(tail, tolerance) else '>'} "
+                   f"extrapolated remaining movement {tail:.3g} rad ({'≤' if settled else '>'} "
                    f"{tolerance:g})")
     detail = (f"path length of u over ({levels[last] / 100:.3g}, {levels[last] / 10:.3g}]: {earlier:.3g} rad, over "
               f"({levels[last] / 10:.3g}, {levels[last]:.3g}]: {later:.3g} rad; {verdict}"
