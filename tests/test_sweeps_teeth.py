@@ -364,3 +364,18 @@ def test_runs_for_width_is_the_normal_approximation_plus_one_percent() -> None:
     z = NormalDist().inv_cdf(1 - 0.001 / 2)  # the default confidence 0.999
     assert runs_for_width(0.01) == math.ceil(1.01 * (z / 0.01) ** 2)
     assert runs_for_width(0.1, 0.95) == 388  # ⌈1.01 · (1.959964 / 0.1)²⌉ = ⌈387.99⌉
+
+
+def test_a_pool_worker_runs_its_blas_on_one_thread(monkeypatch) -> None:
+    """The spawn pool's initializer limits every loaded BLAS/OpenMP pool to one thread and tells torch so."""
+    import threadpoolctl
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    before = threadpoolctl.threadpool_info()
+    try:
+        sweeps._one_thread_per_worker()
+        assert os.environ["OMP_NUM_THREADS"] == "1"
+        assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info()} == {1}
+    finally:
+        for pool in before:
+            threadpoolctl.threadpool_limits(pool["num_threads"], user_api=pool["user_api"])
