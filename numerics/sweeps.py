@@ -231,6 +231,8 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.999) -> t
 
     if not 0 <= successes <= trials or trials < 1:
         raise ValueError("need 0 ≤ successes ≤ trials and trials ≥ 1")
+    if not 0 < confidence < 1:
+        raise ValueError(f"a confidence is in (0, 1), not {confidence}")
     tail = (1 - confidence) / 2
     low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
     high = 1.0 if successes == trials else float(beta.ppf(1 - tail, successes + 1, trials - successes))
@@ -242,5 +244,8 @@ def runs_for_width(width: float, confidence: float = 0.999) -> int:
     approximation at p = 1/2, 2·z·√(1/4n) ≤ width, plus 1 %: the exact interval is slightly wider)."""
     from scipy.stats import norm
 
+    if not 0 < width <= 1 or not 0 < confidence < 1:
+        raise ValueError(f"an interval of a probability is in (0, 1] wide at a confidence in (0, 1), not width {width} "
+                         f"at {confidence}")
     z = float(norm.ppf(1 - (1 - confidence) / 2))
     return int(np.ceil(1.01 * (z / width) ** 2))

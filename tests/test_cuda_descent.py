@@ -279,6 +279,11 @@ def test_clopper_pearson_intervals() -> None:
     assert low == 0.0 and 0 < high < 0.15
     with pytest.raises(ValueError):
         clopper_pearson(5, 4)
+    for width, confidence in ((0.0, 0.999), (-0.997, 0.999), (1.003, 0.999), (0.003, 1.0), (0.003, 0.0)):
+        with pytest.raises(ValueError, match="wide at a confidence"):
+            runs_for_width(width, confidence)
+    with pytest.raises(ValueError, match="confidence"):
+        clopper_pearson(5, 10, 1.999)
     runs = runs_for_width(0.003)
     assert 10**6 < runs < 1.3 * 10**6
     for p in (0.5, 0.36, 0.27):  # the claims' probabilities: width ≤ 0.003 at the gpu profile's sizes

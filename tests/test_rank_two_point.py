@@ -258,3 +258,16 @@ def test_assumption1_on_float_targets() -> None:
     assert not satisfies_assumption1(np.array([[1.0, 0.0], [-1.0, 0.0]]))  # unit but parallel
     assert not satisfies_assumption1(np.array([[1.0, 0.0], [1.0, 1e-13]]))  # independent only to rounding
     assert not satisfies_assumption1(np.array([[1.0, 0.0], [0.0, 1.0 + 1e-9]]))  # not unit
+
+
+def test_the_gpu_profile_estimates_pr_e_to_its_stated_width() -> None:
+    """Thm 3's gpu-profile sample size gives a Clopper–Pearson interval at most CI_WIDTH wide at CONFIDENCE for any
+    Pr[E] (the worst case p = 1/2), and CI_WIDTH is the 0.003 the claim's detail promises."""
+    from numerics.sweeps import clopper_pearson
+    from theorems.rank_minimization import two_point_theorems as thm
+
+    assert (thm.CONFIDENCE, thm.CI_WIDTH) == (0.999, 0.003)
+    for p in (0.5, 0.36, 0.1):
+        low, high = clopper_pearson(round(p * thm.GPU_RUNS), thm.GPU_RUNS, thm.CONFIDENCE)
+        assert high - low <= thm.CI_WIDTH
+    assert thm.GPU_RUNS < 1.3 * 10**6  # and not far more runs than it needs
