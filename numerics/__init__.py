@@ -73,7 +73,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "Dense": "networks", "Diagonal": "networks", "Layer": "networks", "Network": "networks", "Shared": "networks",
     "circulant": "networks", "circular_convolutional": "networks", "disjoint_patches": "networks",
     "leaky_relu_network": "networks", "strided_patches": "networks",
-    "fully_connected": "networks",
+    "fully_connected": "networks", "scalar_outputs": "networks",
     "NewtonResult": "newton", "damped_newton": "newton",
     "DescentChunk": "sweeps", "Sweep": "sweeps", "chunk_seed": "sweeps", "concatenate": "sweeps",
     "default_workers": "sweeps", "descend": "sweeps", "descent_sweep": "sweeps", "run_sweep": "sweeps",

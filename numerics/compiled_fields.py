@@ -56,7 +56,7 @@ import numpy as np
 from numerics import losses
 from numerics.compiled_descent import LOGADDEXP0_SOURCE, MAX_PRODUCTS, _sum, load_generated
 from numerics.losses import ExponentialLoss, LogisticLoss, Objective, margin_loss
-from numerics.networks import Network
+from numerics.networks import Network, scalar_outputs
 from numerics.tensor_network import LinearTensorNetwork
 
 MAX_PARAMETERS = 100  # beyond this a network is not small: its compile time (tens of seconds) outweighs the gain
@@ -667,7 +667,7 @@ def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Call
         field = compiled_field(Objective(model, X, y, "exponential"))  # margins do not depend on the loss
         if field is not None:
             return field.margins, field.margin_jacobian
-    return (lambda t: y * model.forward(t, X)[:, 0]), (lambda t: y[:, None] * model.jacobian(t, X)[:, 0, :])
+    return (lambda t: y * scalar_outputs(model, t, X)), (lambda t: y[:, None] * model.jacobian(t, X)[:, 0, :])
 
 
 @contextmanager

@@ -50,7 +50,7 @@ from numerics import backend as B
 from numerics import exact as E
 from numerics.convex import parametrized_program
 from numerics.exact import Exact
-from numerics.networks import Dense, Diagonal, Network
+from numerics.networks import Dense, Diagonal, Network, scalar_outputs
 from numerics.symbolic import sign_patterns
 
 SOLVER = "CLARABEL"
@@ -458,7 +458,7 @@ def _rational_point(s: _Structure, neurons: Sequence[Neuron]) -> np.ndarray:
         v[slot] = neuron.choice.sign * E.rationalize([root], 10**12)[0]
     first = W.ravel() if isinstance(model.layers[0], Dense) else np.array([W[j, j] for j in range(k)], dtype=object)
     theta = np.concatenate([first, v])
-    theta[len(first):] = E.canonical(theta[len(first):] / _smallest(s.y * model.forward(theta, s.X)[:, 0]))
+    theta[len(first):] = E.canonical(theta[len(first):] / _smallest(s.y * scalar_outputs(model, theta, s.X)))
     return theta
 
 
@@ -546,7 +546,7 @@ def _assignments(slot_group: dict[int, int], outputs: np.ndarray, options: Seque
 
 
 def _layer_margins(model: Network, s: _Structure, layer: np.ndarray, outputs: np.ndarray) -> np.ndarray:
-    return E.canonical(s.y * model.forward(np.concatenate([layer, outputs]), s.X)[:, 0])
+    return E.canonical(s.y * scalar_outputs(model, np.concatenate([layer, outputs]), s.X))
 
 
 def _best_layer_bound(s: _Structure, options: Sequence[Sequence[Choice]], outputs: np.ndarray, lam: np.ndarray,

@@ -54,7 +54,7 @@ from numerics import exact as E
 from numerics.backend import Array
 from numerics.compiled_fields import margin_functions
 from numerics.exact import Exact
-from numerics.networks import Network
+from numerics.networks import Network, scalar_outputs
 from numerics.threads import one_thread
 from numerics.univariate import certified_sign
 
@@ -100,7 +100,7 @@ def _inputs(model: Network, theta: Any, X: Any, y: Any) -> tuple[np.ndarray, np.
 
 
 def _margins(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return y * model.forward(theta, X)[:, 0]
+    return y * scalar_outputs(model, theta, X)
 
 
 def _min(values: np.ndarray, exact: bool) -> Number:
@@ -738,7 +738,7 @@ def _variable_margins(model: Network, curve: np.ndarray, X: np.ndarray, y: np.nd
                       upper: Exact) -> tuple[np.ndarray | None, str]:
     """Margins y_i Φ(θ'(ε); x_i) as expressions in ε, each ReLU resolved by a sign proved on (0, upper]."""
     if not (isinstance(model, Network) and model.activation == "relu"):
-        return y * model.forward(curve, X)[:, 0], ""
+        return y * scalar_outputs(model, curve, X), ""
     matrices = model.matrices(curve)
     h = X
     for layer, W in enumerate(matrices[:-1], start=1):

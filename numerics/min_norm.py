@@ -35,6 +35,7 @@ import scipy.optimize
 
 from numerics.compiled_fields import margin_functions
 from numerics.losses import Model, Objective
+from numerics.networks import scalar_outputs
 from numerics.threads import one_thread
 
 Constraint = Literal["interpolation", "margin"]
@@ -57,7 +58,7 @@ class MinNormResult:
 
 def _residuals(model: Model, theta: np.ndarray, X: np.ndarray, y: np.ndarray, constraint: Constraint) -> np.ndarray:
     """c(θ) = Φ − y (interpolation) or g(θ) = yΦ − 1 (margin)."""
-    outputs = model.forward(theta, X)[:, 0]
+    outputs = scalar_outputs(model, theta, X)
     return outputs - y if constraint == "interpolation" else y * outputs - 1.0
 
 
@@ -72,13 +73,13 @@ def _augmented_lagrangian(model: Model, X: np.ndarray, y: np.ndarray, theta: np.
     evaluations = 0
     for mu in penalties:
         def augmented(t: np.ndarray, mu: float = mu, lam: np.ndarray = lam) -> tuple[float, np.ndarray]:
-            c = model.forward(t, X)[:, 0] - y
+            c = scalar_outputs(model, t, X) - y
             return float(t @ t + lam @ c + 0.5 * mu * c @ c), 2 * t + model.vjp(t, X, (lam + mu * c)[:, None])
 
         solution = scipy.optimize.minimize(augmented, theta, jac=True, method="L-BFGS-B",
                                            options={"maxiter": inner_iterations, "gtol": 1e-12, "ftol": 1e-16})
         theta, evaluations = solution.x, evaluations + int(solution.nfev)
-        lam = lam + mu * (model.forward(theta, X)[:, 0] - y)
+        lam = lam + mu * (scalar_outputs(model, theta, X) - y)
     return theta, evaluations
 
 

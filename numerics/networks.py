@@ -306,6 +306,15 @@ class Network:
         return self._backprop(theta, X, eye, per_sample=True)
 
 
+def scalar_outputs(model: Network, theta: Array, X: Array) -> Array:
+    """Φ(θ; x_i) of a one-output model (a :class:`Network` or any model with the same ``forward``) as a vector of
+    n; a model with several outputs is refused (ValueError) rather than silently read at one of them."""
+    outputs = model.forward(theta, X)
+    if outputs.shape[-1] != 1:
+        raise ValueError(f"scalar_outputs needs a model with one output, not {outputs.shape[-1]}")
+    return outputs.reshape(outputs.shape[:-1])
+
+
 def fully_connected(widths: Sequence[int], activation: Activation = "relu",
                     relu_slope_at_zero: float = 0.0) -> Network:
     """Widths d_0 (input), d_1, ..., d_k (output)."""

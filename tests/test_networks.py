@@ -17,6 +17,7 @@ from numerics.networks import (
     disjoint_patches,
     fully_connected,
     leaky_relu_network,
+    scalar_outputs,
     strided_patches,
 )
 
@@ -197,3 +198,26 @@ def test_exact_relu_indicators_are_sympys_comparisons() -> None:
     assert list(B.positive(z)) == expected == [1, 0, 0, 0, 1, 1, 0]
     slopes = B.relu_derivative(z, sympy.Rational(1, 2))
     assert list(slopes) == [1, 0, 0, sympy.Rational(1, 2), 1, 1, sympy.Rational(1, 2)]
+
+
+def test_scalar_outputs_is_the_one_output_column_in_every_number_system() -> None:
+    import torch
+
+    from numerics.tensor_network import LinearTensorNetwork
+
+    net = fully_connected([2, 3, 1], "relu")
+    rng = np.random.default_rng(4)
+    theta, X = rng.normal(size=net.n_params), rng.normal(size=(5, 2))
+    expected = X.copy()
+    for W in net.matrices(theta)[:-1]:
+        expected = np.maximum(expected @ W.T, 0)
+    expected = expected @ net.matrices(theta)[-1][0]
+    np.testing.assert_allclose(scalar_outputs(net, theta, X), expected, rtol=1e-14)
+    assert scalar_outputs(net, theta, X).shape == (5,)
+    exact = scalar_outputs(net, B.to_object(theta), B.to_object(X))
+    assert exact.shape == (5,) and exact.dtype == object
+    assert torch.allclose(scalar_outputs(net, torch.tensor(theta), torch.tensor(X)), torch.tensor(expected))
+    tensor = LinearTensorNetwork(np.ones((1, 1, 1)))
+    assert scalar_outputs(tensor, np.ones(tensor.n_params), X[:, :1]).shape == (5,)
+    with pytest.raises(ValueError, match="one output, not 2"):
+        scalar_outputs(fully_connected([2, 3, 2]), rng.normal(size=12), X)

@@ -30,7 +30,7 @@ from numerics import backend as B
 from numerics.certificates import to_fmpq
 from numerics.descent import GrowingBallStep, StepRule, gradient_descent, max_layer_norm
 from numerics.losses import Objective
-from numerics.networks import Network
+from numerics.networks import Network, scalar_outputs
 from theorems.layer_alignment.common import (
     Dataset,
     admissible_initialization,
@@ -385,7 +385,7 @@ def ball_logistic_descent(net: Network, Z: np.ndarray, theta0: np.ndarray, eta: 
     n = Z.shape[0]
     iterates = [theta]
     for _ in range(steps):
-        margins = net.forward(theta, Zb)[:, 0]
+        margins = scalar_outputs(net, theta, Zb)
         weights = np.array([1 / (n * (1 + q.exp())) for q in margins], dtype=object)  # −ℓ'(q_i)/n
         theta = theta + arb(eta) * net.vjp(theta, Zb, weights[:, None])
         iterates.append(theta)
@@ -394,7 +394,7 @@ def ball_logistic_descent(net: Network, Z: np.ndarray, theta0: np.ndarray, eta: 
 
 def ball_logistic_risk(net: Network, Z: np.ndarray, theta: np.ndarray) -> arb:
     """(1/n) Σ_i log(1 + e^{−⟨w_prod, z_i⟩}) on balls."""
-    margins = net.forward(theta, np.vectorize(arb, otypes=[object])(Z))[:, 0]
+    margins = scalar_outputs(net, theta, np.vectorize(arb, otypes=[object])(Z))
     return sum(((1 + (-q).exp()).log() for q in margins), arb(0)) / Z.shape[0]
 
 

@@ -31,6 +31,7 @@ from numerics import kkt
 from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
+from numerics.networks import scalar_outputs
 from numerics.threads import one_thread
 from numerics.tolerances import at_most
 from verify import Context
@@ -421,7 +422,7 @@ def flow_stays_on_ray(model, theta: np.ndarray, X: np.ndarray, y: np.ndarray) ->
     """At θ all margins are equal, so −∇L ∝ Σ_i ∇q_i; if that is a multiple of θ for every σ'(0), the flow stays
     on the ray of θ (exactly, by uniqueness, and by homogeneity for every point of the ray)."""
     theta, X, y = E.to_exact(theta), E.to_exact(X), E.to_exact(y)
-    q = E.canonical(y * model.forward(theta, X)[:, 0])
+    q = E.canonical(y * scalar_outputs(model, theta, X))
     if np.any(E.signs(E.canonical(q - q[0])) != 0):
         return False
     for slope in SLOPES:
@@ -532,7 +533,7 @@ SEPARATES = Criterion("Σ_i ℓ(q_i) < ℓ(0) (interval): then every margin is p
 def initial_margins(name: str) -> tuple[str, ...]:
     """The exact margins at a construction's θ(0) (as strings)."""
     c = construction(name)
-    return tuple(str(q) for q in E.canonical(c.Y * c.model.forward(E.to_exact(c.theta0), c.X)[:, 0]))
+    return tuple(str(q) for q in E.canonical(c.Y * scalar_outputs(c.model, E.to_exact(c.theta0), c.X)))
 
 
 def record_separation(ctx: Context, name: str, conclusion: str) -> None:

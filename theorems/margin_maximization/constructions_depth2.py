@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 
 from numerics import exact as E
+from numerics.networks import scalar_outputs
 from numerics.univariate import certified_sign
 from theorems.margin_maximization import common as C
 from verify import Context, Decision, claim, criterion, line, plain, tightness
@@ -170,7 +171,7 @@ def paper_relu_margin_step() -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
     curve = np.array([sympy.sqrt(eps), 1 - eps, 1 / sympy.sqrt(2) + sympy.sqrt(eps) / 2,
                       1 / sympy.sqrt(2) - sympy.sqrt(eps) / 2], dtype=object)
     point = np.array([sympy.nsimplify(v.subs(eps, PAPER_CURVE_AT)) for v in curve], dtype=object)
-    excess = E.canonical_number(c.model.forward(point, c.X)[:, 0][0] - (1 + 3 * PAPER_CURVE_AT))
+    excess = E.canonical_number(scalar_outputs(c.model, point, c.X)[0] - (1 + 3 * PAPER_CURVE_AT))
     fails = E.sign(excess) != 0
     outputs_positive = all(certified_sign(v, eps, sympy.Rational(1, 2)).sign == 1 for v in curve[2:])
     z = [4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2), -4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2)]

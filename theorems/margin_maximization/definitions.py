@@ -31,7 +31,7 @@ from numerics.convex import max_margin
 from numerics.flows import GradientFlow
 from numerics.losses import Objective
 from numerics.metrics import angle
-from numerics.networks import Dense, Layer, Network, Shared, diagonal, disjoint_patches, fully_connected
+from numerics.networks import Dense, Layer, Network, Shared, diagonal, disjoint_patches, fully_connected, scalar_outputs
 from numerics.symbolic import is_identically_zero
 from numerics.tolerances import at_most, below
 from numerics.trends import fit_rate, is_monotone
@@ -136,7 +136,7 @@ def degree_identity(phi: sympy.Expr, theta: np.ndarray, plus: Sequence[int], min
     poly = sympy.Poly(phi, *theta)
     for monomial, coefficient in poly.terms():
         defect = sum(monomial[i] for i in plus) - sum(monomial[i] for i in minus) - constant
-        if defect != 0 and coefficient != 0:
+        if defect != 0 and coefficient != 0:  # the zero polynomial has one term, 0
             term = sympy.Mul(coefficient, *(t**e for t, e in zip(theta, monomial)))
             return DegreeIdentity(False, len(poly.terms()), str(term))
     return DegreeIdentity(True, len(poly.terms()), "")
@@ -360,7 +360,7 @@ def encoding_defect(loss: str, mean: bool, rng: np.random.Generator) -> mpmath.m
         ell = (lambda v: mpmath.exp(-v)) if loss == "exponential" else (lambda v: mpmath.log1p(mpmath.exp(-v)))
 
         def direct(point: np.ndarray) -> mpmath.mpf:
-            return sum(ell(v) for v in ym * net.forward(point, Xm)[:, 0])
+            return sum(ell(v) for v in ym * scalar_outputs(net, point, Xm))
 
         value_defect = abs(objective.value(tm) - direct(tm)) / direct(tm)
         h = mpmath.mpf("1e-10")
@@ -663,15 +663,13 @@ def clarke_limits(net: Network, theta: np.ndarray, x: np.ndarray, candidates: Se
     the nearest candidate limit, and how many samples each candidate attracted at the smallest radius. The Clarke
     subdifferential is the convex hull of the candidates when every sample approaches one of them (distance O(radius))
     and each candidate is approached."""
-    worst, hits = 0.0, [0] * len(candidates)
-    for radius in SAMPLING_RADII:
+    worst = 0.0
+    for radius in SAMPLING_RADII:  # shrinking: the last distances are the smallest radius's
         grads = sampled_gradients(net, theta, x, radius, 40, rng)
         distances = np.array([[np.linalg.norm(g - c) for c in candidates] for g in grads])
         worst = max(worst, float(distances.min(axis=1).max()) / radius)
-        if radius == SAMPLING_RADII[-1]:
-            nearest = distances.argmin(axis=1)
-            hits = [int(np.sum(nearest == k)) for k in range(len(candidates))]
-    return worst, hits
+    nearest = distances.argmin(axis=1)
+    return worst, [int(np.sum(nearest == k)) for k in range(len(candidates))]
 
 
 B_SET = ("the Clarke subdifferential of a ReLU unit is {(s v x, 0) : s ∈ [0, 1]} at a kink, {0} at (w, v) = 0 and "
@@ -911,7 +909,7 @@ def check_thm21(ctx: Context) -> None:
 def minimal_factorization(net: Network, beta: np.ndarray, rng: np.random.Generator, starts: int = 2) -> float:
     """min ‖θ‖² subject to the linear network computing x ↦ ⟨β, x⟩ (Φ(θ; e_j) = β_j), by SLSQP from random starts."""
     basis = np.eye(net.d_in)
-    constraint = {"type": "eq", "fun": lambda t: net.forward(t, basis)[:, 0] - beta,
+    constraint = {"type": "eq", "fun": lambda t: scalar_outputs(net, t, basis) - beta,
                   "jac": lambda t: net.jacobian(t, basis)[:, 0, :]}
     best = np.inf
     for _ in range(starts):
@@ -943,12 +941,12 @@ def balanced_factorizations(beta: np.ndarray, depth: int, constant: int) -> Deci
     fc = fully_connected([d] + [2] * (depth - 1) + [1], "linear")
     layers = [np.outer([c, 0], b / norm)] + [np.array([[c, 0], [0, 0]])] * (depth - 2) + [np.array([[c, 0]])]
     theta = E.canonical(np.concatenate([W.ravel() for W in layers]))
-    fc_ok = np.all(E.signs(E.canonical(fc.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
+    fc_ok = np.all(E.signs(E.canonical(scalar_outputs(fc, theta, basis) - b)) == 0) and E.sign(
         E.dot(theta, theta) - constant * norm ** sympy.Rational(2, depth)) == 0
     diag = diagonal(d, depth, "linear")
     roots = [abs(v) ** sympy.Rational(1, depth) for v in b]
     theta = E.canonical(np.array(roots * (depth - 1) + [sympy.sign(v) * r for v, r in zip(b, roots)], dtype=object))
-    diag_ok = np.all(E.signs(E.canonical(diag.forward(theta, basis)[:, 0] - b)) == 0) and E.sign(
+    diag_ok = np.all(E.signs(E.canonical(scalar_outputs(diag, theta, basis) - b)) == 0) and E.sign(
         E.dot(theta, theta) - constant * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
     found = {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
     return Decision(all(found.values()), f"fully connected: {found['fully connected']}; diagonal: {found['diagonal']}",

@@ -17,7 +17,7 @@ from numerics.convex import max_margin
 from numerics.flows import GradientFlow
 from numerics.losses import Objective
 from numerics.metrics import angle
-from numerics.networks import Network, diagonal, fully_connected
+from numerics.networks import Network, diagonal, fully_connected, scalar_outputs
 from numerics.tolerances import at_least, at_most
 from numerics.trends import is_monotone
 from theorems.margin_maximization import common as C
@@ -113,7 +113,7 @@ def fully_connected_limits(ctx: Context, depths: list[int], losses: tuple[str, .
             path, _ = found
             reference = depth * svm.norm ** (2 / depth)
             gaps = [abs(p.cost - reference) / reference for p in path]
-            cosines = tuple(float(np.cos(angle(net.forward(p.final, np.eye(4))[:, 0], svm.solution))) for p in path)
+            cosines = tuple(float(np.cos(angle(scalar_outputs(net, p.final, np.eye(4)), svm.solution))) for p in path)
             rows.append({"depth": depth, "loss": loss, "reached": P.below_threshold(net, X, y, loss, path[0].final),
                          "gaps": gaps, "reference": reference, "cost": path[-1].cost,
                          "cosines": cosines, "svm": svm.status})
@@ -369,7 +369,7 @@ def check_rem41(ctx: Context) -> None:
               "it is balanced with β optimal for Problem (3)", conclusion=R41_EQUIV)
     ctx.control("the identity with the constant 1", AM_GM(1), "wrong constant: 2 → 1")
     c = C.construction("thm4.1-linear")
-    beta = tuple(E.canonical(c.model.forward(c.theta, E.to_exact(np.eye(2, dtype=int)))[:, 0]))
+    beta = tuple(E.canonical(scalar_outputs(c.model, c.theta, E.to_exact(np.eye(2, dtype=int)))))
     ctx.prove("Theorem 4.1's limit predictor is not optimal for (3)", "exact", L1_WORSE(beta, c.X, c.Y),
               "x = (1, 2): the exact limit θ̃ of margin.thm4.1", conclusion=R41_THM41)
     lp = max_margin(c.X, c.Y, norm="l1")
@@ -385,7 +385,7 @@ def check_rem41(ctx: Context) -> None:
                     f"no flow reached ‖θ‖ = 300 (or the LP was not certified: {lp2.status})", conclusion=R41_THM42)
         return
     theta = found[0][-1].rescaled
-    beta_hat = net.forward(theta, np.eye(2))[:, 0]
+    beta_hat = scalar_outputs(net, theta, np.eye(2))
     target = np.asarray(lp2.solution, dtype=float)
     ctx.support("a limit with non-zero weights is ℓ1-optimal", "numeric", PREDICTOR_NEAR(beta_hat, target, theta[:2]),
                 "finite-time proxy: x1 = (1, 1/5), x2 = (1/5, 1), exponential loss, ‖θ‖ = 300, against the certified "

@@ -25,7 +25,7 @@ from numerics import exact as E
 from numerics import kkt
 from numerics.convex import GroupNormReference, group_norm_problem, max_margin
 from numerics.losses import Objective
-from numerics.networks import Network, fully_connected
+from numerics.networks import Network, fully_connected, scalar_outputs
 from numerics.tolerances import at_most
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization.definitions import flow_path, neuron_parameters
@@ -194,6 +194,6 @@ def saddle_instance() -> Saddle:
     X = E.to_exact(np.array([[1, 0]]))
     y = E.to_exact(np.array([1]))
     theta0 = E.to_exact(np.array([0, 1, 0, -1, 0, 0]))
-    q = E.canonical(y * net.forward(theta0, X)[:, 0])
+    q = E.canonical(y * scalar_outputs(net, theta0, X))
     g = E.canonical((y[:, None] * net.jacobian(theta0, X)[:, 0, :]).sum(axis=0))
     return Saddle(net, X, y, theta0, bool(np.all(E.signs(g) == 0)), q)

@@ -20,7 +20,7 @@ import sympy
 from numerics import backend
 from numerics.metrics import frobenius_norm, spectral_norm
 from numerics.min_norm import MinNormResult, minimum_norm
-from numerics.networks import Network, fully_connected
+from numerics.networks import Network, fully_connected, scalar_outputs
 from numerics.symbolic import ZeroTest, is_identically_zero
 from numerics.tolerances import above, at_most
 
@@ -71,7 +71,7 @@ class Teacher:
         return fully_connected(self.widths)
 
     def outputs(self, X: np.ndarray) -> np.ndarray:
-        return self.network.forward(parameters(self.layers), X)[:, 0]
+        return scalar_outputs(self.network, parameters(self.layers), X)
 
 
 def parameters(layers: Sequence[np.ndarray]) -> np.ndarray:
@@ -314,8 +314,8 @@ def certificate(problem: Problem, layers: Sequence[np.ndarray], X: np.ndarray, y
     kp = len(layers)
     float_layers = [np.asarray(backend.to_float(W)) for W in layers]
     norms = layer_norms(float_layers)
-    outputs = fully_connected([float_layers[0].shape[1]] + [W.shape[0] for W in float_layers]).forward(
-        parameters(float_layers), np.asarray(X, dtype=float))[:, 0]
+    network = fully_connected([float_layers[0].shape[1]] + [W.shape[0] for W in float_layers])
+    outputs = scalar_outputs(network, parameters(float_layers), np.asarray(X, dtype=float))
     bound = float(ratio_bound(problem, B, k, kp)) if ratio_bound_override is None else ratio_bound_override
     return Certificate(feasibility_gap(problem, outputs, np.asarray(y, dtype=float)), norms.balance_gap,
                        norms.squared_norm, float(norm_bound(problem, B, k, kp)), norms.average_ratio, bound)
@@ -409,6 +409,6 @@ def fitted_teacher(X: np.ndarray, y: np.ndarray, width: int, rng: np.random.Gene
     best = min((minimum_norm(net, X, y, "margin", he_initialization(rng, net)) for _ in range(starts)),
                key=lambda r: (above(r.violation, FEASIBILITY_TOL), r.squared_norm))
     layers = balanced(net.matrices(best.theta))
-    margin = float(np.min(y * net.forward(parameters(layers), X)[:, 0]))
+    margin = float(np.min(y * scalar_outputs(net, parameters(layers), X)))
     scale = margin ** -0.5 * (1 + 1e-12)  # the margin scales like scale²; the factor absorbs rounding
     return Teacher(tuple(W * scale for W in layers))

@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from numerics.metrics import spectral_norm
-from numerics.networks import fully_connected
+from numerics.networks import fully_connected, scalar_outputs
 from numerics.tolerances import at_most
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.deep_common import (
@@ -46,7 +46,7 @@ def exact_construction_gaps(problem: Problem, teacher: Teacher, kp: int) -> tupl
     """(N'(x_i) − N(x_i) on the Pythagorean inputs, ‖θ'‖² − bound), exactly, θ' zero-padded into width 6."""
     X = np.array(PYTHAGOREAN_INPUTS, dtype=object)
     layers = padded(construction(problem, teacher, kp), student_widths(2, EXACT_STUDENT_WIDTH, kp))
-    outputs = student(2, EXACT_STUDENT_WIDTH, kp).forward(parameters(layers), X)[:, 0]
+    outputs = scalar_outputs(student(2, EXACT_STUDENT_WIDTH, kp), parameters(layers), X)
     gaps = [sympy.simplify(o - t) for o, t in zip(outputs, teacher.outputs(X))]
     squared = sum(sympy.sympify(v) ** 2 for W in layers for v in W.ravel())
     return gaps, sympy.simplify(squared - norm_bound(problem, teacher.frobenius_bound, teacher.depth, kp))

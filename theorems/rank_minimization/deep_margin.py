@@ -24,7 +24,7 @@ from numerics.kkt import kkt_check, scale_free_cost
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.min_norm import minimum_norm
-from numerics.networks import Network, fully_connected
+from numerics.networks import Network, fully_connected, scalar_outputs
 from numerics.tolerances import at_most
 from numerics.trends import is_monotone, log_spaced
 from theorems.rank_minimization.criteria import identities
@@ -98,10 +98,10 @@ def exact_labels(teacher: Teacher) -> np.ndarray:
 
 @criterion("N_(sθ) = s³N_θ and (sW_1, W_2, W_3/s) computes N_θ on the exact instance, with some N_θ(x) ≠ 0")
 def homogeneous_instance(net: Network, theta: np.ndarray, X: np.ndarray, scale: sympy.Expr) -> Decision:
-    base = net.forward(theta, X)[:, 0]
-    scaled = net.forward(theta * scale, X)[:, 0]
+    base = scalar_outputs(net, theta, X)
+    scaled = scalar_outputs(net, theta * scale, X)
     layers = net.matrices(theta)
-    moved = net.forward(parameters([layers[0] * scale, layers[1], layers[2] / scale]), X)[:, 0]
+    moved = scalar_outputs(net, parameters([layers[0] * scale, layers[1], layers[2] / scale]), X)
     ok = (all(a - scale**3 * b == 0 for a, b in zip(scaled, base)) and all(a == b for a, b in zip(moved, base))
           and any(b != 0 for b in base))
     return Decision(bool(ok), f"outputs {[str(b) for b in base]}")
@@ -185,7 +185,7 @@ def check_lem1(ctx: Context) -> None:
     teacher, X, y, _ = one_class_instance()
     net = student(2, STUDENT_WIDTH, FLOW_DEPTH)
     run = exponential_flow(ctx, teacher, X, y, net)
-    separated = [i for i, theta in enumerate(run.theta) if np.min(y * net.forward(theta, X)[:, 0]) > 0]
+    separated = [i for i, theta in enumerate(run.theta) if np.min(y * scalar_outputs(net, theta, X)) > 0]
     times, thetas = run.t[separated], run.theta[separated]
     limit = minimum_norm(net, X, y, "margin", thetas[-1])  # the KKT point the direction is heading to
     completed = run.status is FlowStatus.COMPLETED
@@ -222,7 +222,7 @@ def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarra
         # the lemma's hypothesis L → 0, met with margin: a start that separates the data is scaled up (margins grow
         # like c^depth) until its loss is below 1/n, so that every term is below ℓ(0) and the flow, which decreases
         # the loss, keeps the data separated; unscaled starts may collapse to θ = 0 (L = 1 forever, seed 8)
-        margins = y * net.forward(theta0, X)[:, 0]
+        margins = y * scalar_outputs(net, theta0, X)
         if np.min(margins) <= 0:
             continue
         while float(objective.value(theta0)) >= 1 / len(y):
