@@ -126,3 +126,17 @@ def test_unit_balance_checks_every_hidden_unit():
     assert unit_balance(net, to_exact(balanced))
     assert not unit_balance(net, to_exact(balanced[:8] + [2]))
     assert not unit_balance(net, to_exact([3, 4, 0, 1, 1, 0, 4, 1, -1]))
+
+
+@pytest.mark.parametrize(("patches", "activation", "peak"), [
+    ([[1, 0], [1, 0]], "relu", 2),  # every patch active: the chamber of all of them
+    ([[3, 4], [3, 4], [3, 4]], "relu", 75),  # n equal patches p: n‖p‖²
+    ([[1, 0], [-1, 0]], "relu", 1),  # opposite patches: one active at a time
+    ([[1, 0], [0, 1]], "linear", 1),  # Σ_j ⟨w, p_j⟩² on the unit circle: the top eigenvalue of I
+    ([[2, 0], [0, 1]], "linear", 4),
+])
+def test_shared_filter_peak_closed_forms(patches, activation, peak) -> None:
+    """μ² = max over unit w of Σ_j σ(⟨w, p_j⟩)², exactly, on instances with a closed form."""
+    from theorems.margin_maximization.derived import shared_filter_peak
+
+    assert shared_filter_peak(np.array(patches), activation) == peak

@@ -104,6 +104,18 @@ def test_balanced_init_has_unit_transformed_layers_and_real_weights(depth):
     assert lambda_condition(decomposition, parts) >= 0.05
 
 
+
+@pytest.mark.parametrize("small", [0, 1, 2, -1, -2])
+def test_lambda_condition_measures_against_the_named_small_layer(small):
+    """λ = min over l ≠ small, j of |η_l,j|² − |η_small,j|², for any layer (negative indices count from the end)."""
+    decomposition = convolution_decomposition(4, 3)
+    parts = decomposable_init(decomposition, np.random.default_rng(5), small=small)
+    etas = np.abs(np.array(decomposition.transformed(parts))) ** 2
+    others = [layer for layer in range(3) if layer != small % 3]
+    assert lambda_condition(decomposition, parts, small) == pytest.approx(min(
+        float(np.min(etas[layer] - etas[small])) for layer in others), rel=1e-14)
+    assert lambda_condition(decomposition, parts, small) >= 0.05
+
 def test_tau_time_closed_form():
     stated, wrong = tau_time_defects()
     assert is_identically_zero(sympy.Matrix(stated)).proved
@@ -156,3 +168,19 @@ def test_remark_1_monitor_reads_the_movement_against_its_own_rate():
     noise = _rotating(levels, 9e-3 * (np.arange(levels.size) % 2))  # ±9e-3 rad jumps at the last levels
     assert settles(levels, noise, levels[-1], 2e-2, 1e-10, True, 3)
     assert not settles(levels, noise, levels[-1], 2e-2, 1e-10, True, 1)
+
+
+def test_remark2_invariance_is_required_on_every_branch_of_the_curve() -> None:
+    """{w_2² = w_1²} has two branches; both are invariant, but L = e^(−w_1²) < 1 on w_2 = w_1 (the second branch
+    sympy returns), so the curve is refused; w_1 + w_2 = 0 is accepted, w_1 + w_2 = 1 and a curve with no real
+    point are refused."""
+    from theorems.tensor_networks.classification import _W1, _W2, invariant_and_stuck
+
+    def holds(g):
+        return invariant_and_stuck(g).decision.holds
+
+    assert holds(_W1 + _W2)
+    assert not holds(_W1 + _W2 - 1)
+    assert not holds(_W2**2 - _W1**2) and not holds(_W1**2 - _W2**2)
+    assert "on w_2 = w1: " in invariant_and_stuck(_W2**2 - _W1**2).decision.detail
+    assert not holds(_W1**2 + _W2**2 + 1)

@@ -158,7 +158,7 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
     with np.errstate(divide="ignore", invalid="ignore"):
         product = np.array([1.0 - abs(float(s.w_prod @ vector(s))) / np.prod(s.frobenius)
                             for s in run.states[positive_time]])
-    adjacent = (1.0 - run.series(alignment) if len(run.initial_layers) > 1 else np.zeros((len(t), 1)))[positive_time]
+    adjacent = (1.0 - run.series(alignment))[positive_time]  # T × (L − 1): no columns for one layer
     w_norms = np.array([float(np.linalg.norm(s.w_prod)) for s in run.states[positive_time]])
     after = after[positive_time]
     tail = final_decades(t)[positive_time]

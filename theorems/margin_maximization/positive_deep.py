@@ -242,10 +242,10 @@ def check_thm52_corrected(ctx: Context) -> None:
                         "finite-time proxy: |‖û^(l)‖² − OPT4_l|/OPT4_l per layer at ‖θ‖ = "
                         + ", ".join(f"{norm:g}" for norm in THM52_NORMS),
                         conclusion=THM52_LAYERS)
-            if index == 0 and loss == losses[0]:
+            if index == 0:
                 shifted, rejected = shifted_point(net, found[0][-1].final, X, y, rng)
                 moved = tuple((P.layer_problem(net, shifted, X, y, layer).relative_gap,) for layer in range(net.depth))
-                ctx.control("a shifted point", LAYERS_OPTIMAL(moved, GAP_TOLERANCE),
+                ctx.control(f"a shifted point ({loss})", LAYERS_OPTIMAL(moved, GAP_TOLERANCE),
                             "another point: θ̂ moved by 10% of its norm, redrawn until it separates the data",
                             f"{rejected} shifted draws rejected (a sample not separated)",
                             {"shifted_draws_rejected": rejected})

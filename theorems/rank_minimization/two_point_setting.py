@@ -239,9 +239,10 @@ def check_thm1(ctx: Context) -> None:
               "with symbolic inputs: w_1ᵀx_1 > 0 > w_1ᵀx_2 (strict by Lagrange's identity unless x_1, x_2 are "
               "positively parallel), det W = 0, and σ(XWᵀ) = diag(a, b) is inverted by V")
 
+    unit_rational = E.to_exact([[3, 4], [-5, 12]]) / np.array([[5], [13]])
     exact_cases = [pythagorean_data(sympy.Rational(4, 5), sympy.Rational(3, 5), [[2, -1], [sympy.Rational(1, 3), 7]]),
-                   TwoPoints(E.to_exact([[3, 4], [-5, 12]]) / np.array([[5], [13]]),
-                             E.to_exact([[2, -1], [sympy.Rational(1, 3), 7]]), "(3/5, 4/5), (−5/13, 12/13)"),
+                   TwoPoints(unit_rational, E.to_exact([[2, -1], [sympy.Rational(1, 3), 7]]),
+                             ", ".join(f"({a}, {b})" for a, b in unit_rational).replace("-", "−")),
                    TwoPoints(E.to_exact([[1, 2], [3, -1]]), E.to_exact([[1, 0], [0, 1]]), "non-unit, radicals"),
                    TwoPoints(E.to_exact([[2, 1], [-4, -2]]), E.to_exact([[1, 2], [3, 4]]), "antipodal (angle π)"),
                    TwoPoints(E.to_exact([[1, 0], [1, 1]]), E.to_exact([[1, 2], [2, 4]]), "acute, rank-1 Y"),

@@ -70,6 +70,7 @@ from verify import Context, Decision, claim, criterion, histogram, tightness
 TEST_LEVEL = 1e-5  # one-sided binomial tests: a true bound is rejected with probability ≤ 1e-5
 LOSS_TOL = 1e-8  # "zero loss" at the end of a finite-time run (the other critical values are ≥ 0.11)
 STEP, HORIZON = 0.02, 40.0  # gradient descent as a proxy of the flow: t = 40 in 2000 steps
+BALL_BITS = 64  # working precision of the ball evaluations in the proofs' numeric steps (reported with each ball)
 SEC31_RADIUS = 1e-4  # Sec. 3.1: every row of W and column of V uniform on the sphere of radius 10⁻⁴
 CONFIDENCE, CI_WIDTH = 0.999, 0.003  # profile gpu: Pr[E] to within a 99.9 % interval at most 0.003 wide, whatever
 GPU_RUNS = runs_for_width(CI_WIDTH, CONFIDENCE)  # it is: 1.2·10⁶ runs per law (the compiled kernel on a GPU)
@@ -442,14 +443,14 @@ def thm3_reduction_proof() -> tuple[bool, str]:
     at_least_one = is_identically_zero(((c + sympy.sqrt(c**2 + 4)) / 2 - 1) * 2
                                        - (c - 2 + sympy.sqrt(c**2 + 4)))
     grows = certified_sign(sympy.sqrt(c**2 + 4) - (2 - c), c, 1)
-    with flint_ctx.workprec(64):
+    with flint_ctx.workprec(BALL_BITS):
         top = thm3_radius_terms(BALL.pi / 2, BALL)[0]  # r_3 ≤ (√3/2) sin(π/8)
         norm_sq = top**2 + reduced_limit(top, arb(0), BALL)[0] ** 2
         small_norm = bool(norm_sq < arb(1) / 4 + arb(4) / 3)
     ok = below.sign == 1 and at_least_one.proved and grows.sign == 1 and small_norm
     return ok, (f"u − atan((√3/2) sin u) > 0 on (0, 8/5] ({below.method}); a_∞² ≥ 1 for c = a_0² ≥ 0 "
                 f"(sqrt(c² + 4) ≥ 2 − c: {grows.method}, and trivially for c ≥ 1); ‖w(∞)‖² ≤ r_3² + a_∞(r_3)² with "
-                f"r_3 ≤ (√3/2) sin(π/8): ball {norm_sq.mid()} < 1/4 + 4/3")
+                f"r_3 ≤ (√3/2) sin(π/8): ball {norm_sq} < 1/4 + 4/3 ({BALL_BITS}-bit balls)")
 
 
 THM3_EVENT = "E holds from every start in S_1°×S_2° ∪ S_2°×S_1° in the ball"
@@ -534,11 +535,13 @@ def lemma6_simplifies(radius_constant: sympy.Expr) -> Decision:
     branch = is_identically_zero(slope - sympy.diff(2 * sympy.atan(t), z))
     constant = is_identically_zero(2 / sympy.sqrt(3) * radius_constant - 1)  # 2r_3/√3 = sin((π − φ)/4)
     increasing = certified_sign(sympy.sin(sympy.pi / 8) - sympy.sin(sympy.pi / 8 - v), v, sympy.Rational(2, 5))
-    with flint_ctx.workprec(64):
+    with flint_ctx.workprec(BALL_BITS):
         constant_ball = arb(str(sympy.N(radius_constant, 30)))
-        below_half = bool(constant_ball * (arb.pi() / 8).sin() < arb(1) / 2)
+        peak = constant_ball * (arb.pi() / 8).sin()
+        below_half = bool(peak < arb(1) / 2)
     detail = (f"cos(φ − π/2) = sin φ: {shift.description}; branch: {branch.description}; (2/√3)·constant = 1: "
-              f"{constant.description}; {increasing.description}; constant·sin(π/8) < 1/2 (ball): {below_half}")
+              f"{constant.description}; {increasing.description}; constant·sin(π/8) < 1/2: {below_half} (ball {peak}, "
+              f"{BALL_BITS} bits)")
     phis = np.linspace(np.pi / 2, np.pi, 65)[1:-1]  # tightness on φ ∈ (π/2, π)
     record = tightness("r_3(φ) ≤ (√3/2) sin((π − φ)/4) < 1/2", float(radius_constant) * np.sin((np.pi - phis) / 4), 0.5)
     if constant.refuted or shift.refuted or branch.refuted:

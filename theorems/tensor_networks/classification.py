@@ -733,16 +733,21 @@ _W1, _W2 = sympy.symbols("w1 w2", real=True)
 
 @criterion("the curve {g = 0} is invariant under the flow of L = e^(−w_1 w_2) and L ≥ 1 on it")
 def invariant_and_stuck(g: sympy.Expr) -> Decision:
-    """Solve g = 0 for w_2; ∇g·(−∇L) must vanish there identically in w_1, and the margin w_1 w_2 must be ≤ 0."""
+    """Solve g = 0 for w_2; on every branch ∇g·(−∇L) must vanish identically in w_1, and the margin w_1 w_2 must be
+    ≤ 0."""
     loss = sympy.exp(-_W1 * _W2)
     field = [-sympy.diff(loss, _W1), -sympy.diff(loss, _W2)]
-    branch = sympy.solve(g, _W2)[0]
-    rate = (sympy.diff(g, _W1) * field[0] + sympy.diff(g, _W2) * field[1]).subs(_W2, branch)
-    test = is_identically_zero(rate)
-    margin = sympy.expand(_W1 * branch)
-    stuck = bool((-margin).is_nonnegative)
-    return Decision(test.proved and stuck, f"on w_2 = {branch}: d/dt g {test.description}; margin w_1 w_2 = "
-                    f"{margin} ({'≤ 0, so L ≥ 1' if stuck else 'not ≤ 0 for all w_1'})")
+    branches = sympy.solve(g, _W2)
+    holds, lines = bool(branches), []
+    for branch in branches:
+        rate = (sympy.diff(g, _W1) * field[0] + sympy.diff(g, _W2) * field[1]).subs(_W2, branch)
+        test = is_identically_zero(rate)
+        margin = sympy.expand(_W1 * branch)
+        stuck = bool((-margin).is_nonnegative)
+        holds = holds and test.proved and stuck
+        lines.append(f"on w_2 = {branch}: d/dt g {test.description}; margin w_1 w_2 = {margin} "
+                     f"({'≤ 0, so L ≥ 1' if stuck else 'not ≤ 0 for all w_1'})")
+    return Decision(holds, "; ".join(lines) or f"{g} = 0 has no solution w_2")
 
 
 @criterion("the real-time exponential-loss flow from θ(0) has L(t_end) ≤ threshold")

@@ -240,7 +240,6 @@ def separable_data(rng: np.random.Generator, n: int, d: int, gap: float = 0.2) -
 def lambda_condition(decomposition: Decomposition, parts: Sequence[np.ndarray], small: int = -1) -> float:
     """λ = min over l ≠ small and j of |[U_l^T v̄_l]_j|² − |[U_small^T v̄_small]_j|² (Theorem 2, Remark 2)."""
     etas = np.abs(np.array(decomposition.transformed(parts))) ** 2
-    small = small % len(parts)
     return float(np.min(np.delete(etas, small, axis=0) - etas[small]))
 
 

@@ -69,13 +69,17 @@ def flip_identity(flip_shift: int) -> Decision:
     right, left = dft_flip_residuals(flip_shift)
     tests = [is_identically_zero(right), is_identically_zero(left)]
     if all(test.proved for test in tests):
-        return Decision(True, f"both residuals vanish ({tests[0].description})", {"method": tests[0].method})
+        return Decision(True, "both residuals vanish (" + "; ".join(test.description for test in tests) + ")",
+                        {"method": ", ".join(sorted({test.method for test in tests}))})
     j, k, m = INDICES
-    for residual in (right, left):  # an exact point where the residual is nonzero refutes the identity
+    nonzero = {}  # an exact point where a residual is nonzero refutes the identity; every such point is reported
+    for side, residual in (("right", right), ("left", left)):
         for point in ({DIMENSION: 3, j: 1, k: 1, m: 0}, {DIMENSION: 4, j: 1, k: 2, m: 0}):
             value = sympy.nsimplify(sympy.simplify(residual.subs(point)))
             if value != 0 and sympy.Abs(value).evalf(50) > sympy.Rational(1, 10):
-                return Decision(False, f"residual {value} ≠ 0 at {point}", {"residual_at_point": str(value)})
+                nonzero[f"residual_{side}_d{point[DIMENSION]}_j{point[j]}_k{point[k]}"] = str(value)
+    if nonzero:
+        return Decision(False, "; ".join(f"{where} = {value} ≠ 0" for where, value in nonzero.items()), nonzero)
     return Decision(None, "neither proved nor refuted")
 
 

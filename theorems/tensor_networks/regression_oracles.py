@@ -207,8 +207,9 @@ ERROR_FACTOR = 10.0  # a run's tolerance covers ten times its flow's own integra
 ERROR_CAP = 1e-6  # up to this: a flow whose limit moves more with rtol (a sensitive control) is not excused by it
 
 
-@criterion("every limit within tolerance of its reference: max |a − b| / max(1, max |b|) ≤ tolerance, or ≤ 10× the "
-           "run's integration error (its gap to the same flow at a 10× tighter rtol) where that is larger, up to 1e-6")
+@criterion("every limit within tolerance of its reference: max |a − b| / max(1, max |b|) ≤ tolerance, or ≤ "
+           f"{ERROR_FACTOR:g}× the run's integration error (its gap to the same flow at a 10× tighter rtol) where that "
+           f"is larger, up to {ERROR_CAP:g}")
 def limits_match(limits: Bundle, references: Bundle, tolerance: float, errors: Bundle | None = None) -> Decision:
     gaps = relative_gaps(limits, references)
     allowed = np.full(len(gaps), tolerance) if errors is None else np.maximum(
@@ -218,8 +219,8 @@ def limits_match(limits: Bundle, references: Bundle, tolerance: float, errors: B
     widened = int(np.sum(above(allowed, tolerance)))
     return Decision(bool(holds), f"largest relative gap {gaps[worst]:.2e} (run {worst + 1} of {len(gaps)}) "
                            f"{'≤' if gaps[worst] <= allowed[worst] else '>'} tolerance {allowed[worst]:.2g}"
-                           + (f" ({widened} run(s) allowed 10× their integration error over {tolerance:g})"
-                              if widened else ""),
+                           + (f" ({widened} run(s) allowed {ERROR_FACTOR:g}× their integration error over "
+                              f"{tolerance:g})" if widened else ""),
                     {"max_relative_gap": float(gaps[worst]), "min_relative_gap": float(np.min(gaps)),
                      "tolerance": tolerance, "largest_allowed": float(np.max(allowed))})
 
