@@ -346,9 +346,43 @@ def global_optimum(model: Network, X: Any, y: Any, *, bounds: bool = True) -> Gl
 
     ``bounds=False`` skips the exact lower bound and the exact optimum (only the solver value and an exactly
     feasible rational point: enough to refute a claimed optimum, and much cheaper on data with large rationals).
+    Data far from unit size (max |x| outside [0.01, 100]) are solved scaled by a power of 100 and the result
+    scaled back exactly (the message says so).
     Raises ValueError for unsupported models, or when the data cannot be separated by the network.
     """
     s = _structure(model, X, y)
+    pairs = _decade_pairs(s.Xf)
+    if pairs == 0:
+        return _enumerate(s, bounds)
+    Xs = E.canonical(s.X * sympy.Integer(100) ** pairs)
+    scaled = _Structure(model, s.fields, s.slots, Xs, s.y, B.to_float(Xs), s.yf)
+    return _unscaled(_enumerate(scaled, bounds), pairs)
+
+
+def _decade_pairs(Xf: np.ndarray) -> int:
+    """k with 100^k·max|x| in [0.1, 10] (0 when max|x| already lies in [0.01, 100]): the solvers' absolute
+    thresholds hold for data of moderate size, and a power of 100 rescales exactly (|x| ≤ 1e-300: 0)."""
+    top = float(np.max(np.abs(Xf))) if Xf.size else 0.0
+    if top == 0.0 or 1e-2 <= top <= 1e2:
+        return 0
+    return -round(math.log10(top) / 2)
+
+
+def _unscaled(found: GlobalOptimum, pairs: int) -> GlobalOptimum:
+    """The optimum for data X from the one for X' = 100^k X: Φ is of degree 2 in θ and 1 in x, so θ = 10^k θ'
+    has the same margins on X as θ' on X'; values scale by 100^k, u = |v| w by 100^k."""
+    scale, root = sympy.Integer(100) ** pairs, sympy.Integer(10) ** pairs
+
+    def times(value: Exact | None) -> Exact | None:
+        return None if value is None else E.canonical_number(value * scale)
+
+    neurons = tuple(Neuron(n.choice, n.u * float(scale)) for n in found.neurons)
+    return GlobalOptimum(found.value * float(scale), times(found.lower), times(found.upper), times(found.optimum),
+                         E.canonical(found.point * root), neurons, found.programs,
+                         found.message + f"; solved on the data scaled by 100^{pairs} (exactly)")
+
+
+def _enumerate(s: _Structure, bounds: bool) -> GlobalOptimum:
     choices = _choices(s)
     subsets = _subsets(s, choices)
     programs, best = 0, None

@@ -70,6 +70,33 @@ def test_diagonal_network_puts_all_weight_on_the_largest_input():
     assert found.exact and found.optimum == Q(2, 3)
 
 
+@pytest.mark.parametrize("scale", [Q(1, 10**8), Q(3, 10**9), Q(1, 1000), 10**5, 10**8])
+def test_data_of_any_size_are_solved_on_an_exact_rescaling(scale):
+    """Φ has degree 2 in θ and 1 in x, so min ‖θ‖² on c·X is min ‖θ‖² on X divided by c: the solvers' absolute
+    thresholds (at 1e8 they broke the exact rounding) are kept away from such data by a rescaling by a power of 100,
+    undone exactly."""
+    cross = to_exact([[0, 1], [1, 0], [0, -1], [-1, 0]])
+    for model, X, y, closed in ((FC[2], cross * scale, [1, 1, 1, 1], 4 * sqrt(2)),
+                                (FC[2], family(Q(1, 4)) * scale, [1, 1], 16 / sqrt(17)),
+                                (diagonal(3, 2, "relu"), to_exact([[1, 3, 2]]) * scale, [1], Q(2, 3))):
+        found = G.global_optimum(model, X, y)
+        assert found.exact and E.sign(found.optimum - closed / scale) == 0
+        assert E.sign(found.lower - closed / scale) == 0
+        assert is_feasible(model, found.point, X, y)
+        assert E.sign(E.dot(found.point, found.point) - found.upper) >= 0
+        assert abs(found.value * float(scale) - float(closed)) <= 1e-6 * float(closed)
+        assert "scaled by 100^" in found.message
+        cheap = G.global_optimum(model, X, y, bounds=False)
+        assert cheap.lower is None and is_feasible(model, cheap.point, X, y)
+        assert float(cheap.upper) * float(scale) == pytest.approx(float(closed), rel=1e-5)
+
+
+def test_data_of_moderate_size_are_solved_as_given():
+    for scale in (Q(1, 50), 1, 99):
+        assert "scaled" not in G.global_optimum(FC[2], family(Q(1, 4)) * scale, [1, 1]).message
+    assert G._decade_pairs(np.array([[1e-8]])) == 4 and G._decade_pairs(np.array([[2e7]])) == -4
+    assert G._decade_pairs(np.array([[0.0]])) == 0 and G._decade_pairs(np.array([[0.005, 150.0]])) == -1
+
 def test_mixed_labels_need_one_neuron_per_sign():
     """x1 = (1, 0) with y = +1 and x2 = (−1, 0) with y = −1: a neuron of each output sign, min ‖θ‖² = 4; a single
     neuron cannot separate them."""
