@@ -622,3 +622,14 @@ def test_a_pool_run_reads_its_claims_off_the_index_and_imports_none_of_them(tmp_
     data = json.loads(results.read_text())
     assert [r["id"] for r in data["results"]] == ["align.eq2", "rank.lem14"]
     assert all(r["verdict"] == r["expected"] for r in data["results"])
+
+
+def test_a_long_argument_is_cut_off_with_a_digest_of_the_whole():
+    """Two long values that differ only past the cut show as two texts (a report, and the mutation oracle, see the
+    change), each at most the shown length."""
+    first = Criterion("any", lambda data: True)([[3, 4], [5, 12]] * 10)
+    second = Criterion("any", lambda data: True)([[3, 4], [5, 12]] * 9 + [[3, 4], [5, 11]])
+    for shown in (first, second):
+        assert len(shown.arguments["data"]) <= 80 and "… #" in shown.arguments["data"]
+    assert first.arguments["data"] != second.arguments["data"]
+    assert first.arguments["data"].split("…")[0] == second.arguments["data"].split("…")[0]

@@ -406,8 +406,8 @@ def _argument_text(value: Any) -> tuple[str, str]:
     if len(shown) > _SHOWN_CHARACTERS and type(value).__module__ != "builtins" and not hasattr(value, "free_symbols"):
         # an object (a network, a model): its type and a digest of its repr, not a cut-off repr full of arrays
         shown = f"{type(value).__name__} #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
-    elif len(shown) > _SHOWN_CHARACTERS:
-        shown = shown[: _SHOWN_CHARACTERS - 1] + "…"
+    elif len(shown) > _SHOWN_CHARACTERS:  # cut off, with a digest of the whole: another value shows as another text
+        shown = shown[: _SHOWN_CHARACTERS - 11] + f"… #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
     return shown, full
 
 
