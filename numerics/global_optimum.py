@@ -354,9 +354,7 @@ def global_optimum(model: Network, X: Any, y: Any, *, bounds: bool = True) -> Gl
     pairs = _decade_pairs(s.Xf)
     if pairs == 0:
         return _enumerate(s, bounds)
-    Xs = E.canonical(s.X * sympy.Integer(100) ** pairs)
-    scaled = _Structure(model, s.fields, s.slots, Xs, s.y, B.to_float(Xs), s.yf)
-    return _unscaled(_enumerate(scaled, bounds), pairs)
+    return _unscaled(_enumerate(_scaled(s, pairs), bounds), pairs, 2)
 
 
 def _decade_pairs(Xf: np.ndarray) -> int:
@@ -368,15 +366,22 @@ def _decade_pairs(Xf: np.ndarray) -> int:
     return -round(math.log10(top) / 2)
 
 
-def _unscaled(found: GlobalOptimum, pairs: int) -> GlobalOptimum:
-    """The optimum for data X from the one for X' = 100^k X: Φ is of degree 2 in θ and 1 in x, so θ = 10^k θ'
-    has the same margins on X as θ' on X'; values scale by 100^k, u = |v| w by 100^k."""
-    scale, root = sympy.Integer(100) ** pairs, sympy.Integer(10) ** pairs
+def _scaled(s: _Structure, pairs: int) -> _Structure:
+    Xs = E.canonical(s.X * sympy.Integer(100) ** pairs)
+    return _Structure(s.model, s.fields, s.slots, Xs, s.y, B.to_float(Xs), s.yf)
+
+
+def _unscaled(found: GlobalOptimum, pairs: int, degree: int) -> GlobalOptimum:
+    """The optimum for data X from the one for X' = 100^k X, where the margins have degree ``degree`` in the point
+    and 1 in x: the point 10^(2k/degree)·θ' has the same margins on X as θ' on X' (θ: degree 2; a first layer with
+    the output weights fixed: degree 1). Values scale by the square of that factor, u = |v| w by 100^k."""
+    root = sympy.Integer(10) ** (2 * pairs // degree)
+    scale, neuron_scale = root**2, float(sympy.Integer(100) ** pairs)
 
     def times(value: Exact | None) -> Exact | None:
         return None if value is None else E.canonical_number(value * scale)
 
-    neurons = tuple(Neuron(n.choice, n.u * float(scale)) for n in found.neurons)
+    neurons = tuple(Neuron(n.choice, n.u * neuron_scale) for n in found.neurons)
     return GlobalOptimum(found.value * float(scale), times(found.lower), times(found.upper), times(found.optimum),
                          E.canonical(found.point * root), neurons, found.programs,
                          found.message + f"; solved on the data scaled by 100^{pairs} (exactly)")
@@ -514,8 +519,17 @@ def layer_global_optimum(model: Network, theta: Any, X: Any, y: Any, *, bounds: 
 
     Lower bound: the Lagrangian dual with the best assignment's multipliers over every chamber; when that
     leaves a gap (the problem is not convex), the minimum over assignments of each one's own dual bound.
-    ``bounds=False``: the solver value and an exactly feasible rational layer only."""
+    ``bounds=False``: the solver value and an exactly feasible rational layer only. Data far from unit size are
+    rescaled as in :func:`global_optimum`."""
     s = _structure(model, X, y)
+    pairs = _decade_pairs(s.Xf)
+    if pairs == 0:
+        return _layer_enumerate(s, theta, bounds)
+    return _unscaled(_layer_enumerate(_scaled(s, pairs), theta, bounds), pairs, 1)
+
+
+def _layer_enumerate(s: _Structure, theta: Any, bounds: bool) -> GlobalOptimum:
+    model = s.model
     outputs = E.canonical(model.split(E.to_exact(theta))[1])
     slot_group = {slot: group for group, slots in enumerate(s.slots) for slot in slots}
     options = [[Choice(slot_group[slot], pattern, 1) for pattern in s.chambers(slot_group[slot])

@@ -97,6 +97,24 @@ def test_data_of_moderate_size_are_solved_as_given():
     assert G._decade_pairs(np.array([[1e-8]])) == 4 and G._decade_pairs(np.array([[2e7]])) == -4
     assert G._decade_pairs(np.array([[0.0]])) == 0 and G._decade_pairs(np.array([[0.005, 150.0]])) == -1
 
+
+@pytest.mark.parametrize("scale", [Q(1, 10**8), Q(3, 10**7), 10**4, 10**8])
+def test_the_layer_problem_on_data_of_any_size(scale):
+    """With the output weights fixed the margins are linear in W₁ and in x: min ‖W₁‖² on c·X is the value on X over
+    c² (one sample (3, 4): 1/50 for v = (1, 1); the cross of test_orthogonal_cross…, v = 1: 2), and the exact layer
+    is feasible on the scaled data."""
+    cross = to_exact([[0, 1], [1, 0], [0, -1], [-1, 0]])
+    ones = to_exact([0] * 8 + [1] * 4)
+    for model, theta, X, y, closed in ((FC[2], to_exact([1, 0, 0, 1, 1, 1]), to_exact([[3, 4]]), [1], Q(1, 50)),
+                                       (FC[4], ones, cross, [1, 1, 1, 1], 2)):
+        found = G.layer_global_optimum(model, theta, X * scale, y)
+        assert found.exact and E.sign(found.optimum - closed / scale**2) == 0
+        assert E.sign(found.lower - closed / scale**2) == 0 and "scaled by 100^" in found.message
+        layer = np.concatenate([found.point, model.split(theta)[1]])
+        assert is_feasible(model, layer, X * scale, y)
+        assert G.layer_global_optimum(model, theta, X * scale, y, bounds=False).lower is None
+
+
 def test_mixed_labels_need_one_neuron_per_sign():
     """x1 = (1, 0) with y = +1 and x2 = (−1, 0) with y = −1: a neuron of each output sign, min ‖θ‖² = 4; a single
     neuron cannot separate them."""
