@@ -489,6 +489,9 @@ def _nonnegative_solution_exists(M: list[list[fmpq]], c: list[fmpq]) -> bool:
     rows, cols = len(M), len(M[0])
     tableau = [M[i] + [fmpq(int(i == k)) for k in range(rows)] + [c[i]] for i in range(rows)]
     basis = [cols + i for i in range(rows)]  # start from the artificial variables
+    if any(tableau[k][j] != int(k == i) for i, j in enumerate(basis) for k in range(rows)):
+        # Bland's rule cannot cycle only if each label is its basic variable's column (the unit vector e_i)
+        raise AssertionError("phase one: the initial basis labels are not the artificial columns")
     # reduced costs of minimising the sum of the artificials; the last entry is −(current sum)
     cost = [-sum((tableau[i][j] for i in range(rows)), fmpq(0)) if j < cols else fmpq(0)
             for j in range(cols + rows)] + [-sum(c, fmpq(0))]
