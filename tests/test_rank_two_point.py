@@ -45,6 +45,7 @@ from theorems.rank_minimization.two_point_common import (
     serving_neurons,
     thm2_radius,
     thm3_event,
+    thm3_norm_lower,
     thm3_norm_upper,
     thm3_probability,
     thm3_radius,
@@ -233,6 +234,11 @@ def test_thm3_event_and_flow_ends() -> None:
     dead[:2] = 0.0
     event = thm3_event(np.array([limit, dead, limit]), np.array([0.0, 0.0, 0.5]), phi, 1e-8)
     assert list(event) == [True, False, False]
+    norms = np.linalg.norm(limit[:4].reshape(2, 2), axis=1)  # (ii) at both ends, the angle (i) unchanged
+    long, short = limit.copy(), limit.copy()
+    long[:4] *= 1.01 * thm3_norm_upper(phi) / norms.max()
+    short[:4] *= 0.99 * thm3_norm_lower() / norms.min()
+    assert list(thm3_event(np.array([long, short]), np.zeros(2), phi, 1e-8)) == [False, False]
     ends = flow_ends(data, np.array([start, np.zeros(8)]), 60.0, loss_tol=1e-20)
     assert list(ends.converged(1e-18)) == [True, False] and ends.loss[1] == pytest.approx(1.0)
     assert np.max(np.abs(ends.final[0] - limit)) < 1e-8 and list(ends.crossings) == [0, 0]
