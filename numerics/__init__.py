@@ -86,6 +86,7 @@ _EXPORTS: dict[str, str] = {  # name → module; tests/test_reference.py keeps i
     "LinearTensorNetwork": "tensor_network", "convolutional_tensor": "tensor_network",
     "diagonal_tensor": "tensor_network", "fully_connected_tensor": "tensor_network",
     "above": "tolerances", "at_least": "tolerances", "at_most": "tolerances", "below": "tolerances",
+    "relative_scale": "tolerances",
     "AffineFit": "trends", "RateFit": "trends", "fit_affine": "trends", "fit_rate": "trends", "is_monotone": "trends",
     "log_spaced": "trends", "product_to_constant": "trends", "residual_bounded": "trends",
     "certified_sign": "univariate",

@@ -37,6 +37,7 @@ import sympy
 from numerics import backend as B
 from numerics import exact as E
 from numerics.exact import Exact
+from numerics.tolerances import relative_scale
 
 Norm = Literal["l2", "l1"]
 Constraint = Literal["margin", "interpolation"]
@@ -261,7 +262,7 @@ class _Numeric:
     @property
     def scale(self) -> float:
         """Size against which slacks and coordinates are judged zero."""
-        return max(1.0, float(np.max(np.abs(self.beta))), float(np.max(np.abs(self.slacks))))
+        return relative_scale(self.beta, self.slacks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,9 +339,9 @@ def _cross_check(problem: ConvexProblem, primary: _Numeric, tolerance: float = 1
         second = fallback if fallback.failure is None else second
     if second.failure is not None:
         return CrossCheck(second.solver, second.failure, np.inf, np.inf, False, tolerance)
-    size = max(1.0, abs(primary.objective))
+    size = relative_scale(primary.objective)
     objective_gap = abs(primary.objective - second.objective) / size
-    solution_gap = float(np.max(np.abs(primary.beta - second.beta)) / max(1.0, np.max(np.abs(primary.beta))))
+    solution_gap = float(np.max(np.abs(primary.beta - second.beta)) / relative_scale(primary.beta))
     # An LP may have a whole optimal face, so only the objectives must agree there.
     agree = objective_gap <= tolerance and (problem.norm == "l1" or solution_gap <= np.sqrt(tolerance))
     return CrossCheck(second.solver, second.status, objective_gap, solution_gap, bool(agree), tolerance)
@@ -575,7 +576,7 @@ def group_norm_problem(X: Any, y: Any, blocks: list[np.ndarray], constraint: Con
         second, second_name = answer, solver + (" (epigraph form)" if epigraph else "")
         break
     solution_gap = np.inf if second is None else \
-        float(np.max(np.abs(beta - second)) / max(1.0, float(np.max(np.abs(beta)))))
+        float(np.max(np.abs(beta - second)) / relative_scale(beta))
     gap = (objective - float(dual.value)) / max(1.0, objective)
     cross = f"{second_name} solution gap {solution_gap:.1e}" if second is not None else \
         f"no cross-check ({'; '.join(failures)})"

@@ -48,6 +48,7 @@ from scipy.sparse import issparse
 
 from numerics.compiled_fields import DESCENT_JACOBIAN
 from numerics.losses import Model, Objective
+from numerics.tolerances import relative_scale
 
 Clock = Literal["real", "log", "loss", "arclength"]
 CLOCKS: tuple[Clock, ...] = ("real", "log", "loss", "arclength")
@@ -341,7 +342,7 @@ class GradientFlow:
         Returns (s, z) unchanged if no step up to 8⁴·10⁻¹³ ≈ 4.1e-10·max(1, |s|) changes the activation pattern (a
         grazing touch, or units parked at exactly 0 such as w = 0).
         """
-        scale = max(1.0, abs(s))
+        scale = relative_scale(s)
         for k in range(5):
             delta = _NUDGE * 8.0**k * scale
             z_new = z + delta * velocity
@@ -353,7 +354,7 @@ class GradientFlow:
                 ) -> bool:
         """Whether the field just past a kink sends the entries that crossed straight back (Filippov sliding)."""
         crossed = (after != before) & (before != 0)
-        probe = z + _PROBE * max(1.0, abs(s)) * velocity
+        probe = z + _PROBE * relative_scale(s) * velocity
         return bool(np.any(self._pattern(probe)[crossed] == before[crossed]))
 
     # -- integration ----------------------------------------------------------------------------
@@ -456,7 +457,7 @@ class GradientFlow:
                 return finish(FlowStatus.SLIDING, f"the flow slides along a kink from t = {t_kink:.6g}: "
                                                   "the field on both sides points into it")
             pattern = new_pattern
-            tiny_regions = tiny_regions + 1 if s - s_start < _TINY_SEGMENT * max(1.0, abs(s)) else 0
+            tiny_regions = tiny_regions + 1 if s - s_start < _TINY_SEGMENT * relative_scale(s) else 0
             if tiny_regions >= _CHATTERING_SEGMENTS:
                 return finish(FlowStatus.SLIDING, f"{tiny_regions} activation regions left in a vanishing time "
                                                   f"near t = {t_kink:.6g}: the flow slides along kinks")

@@ -56,6 +56,7 @@ from numerics.compiled_fields import margin_functions
 from numerics.exact import Exact
 from numerics.networks import Network, scalar_outputs
 from numerics.threads import one_thread
+from numerics.tolerances import relative_scale
 from numerics.univariate import certified_sign
 
 Number = float | Exact
@@ -377,7 +378,7 @@ def _clarke_multipliers(G: np.ndarray, D: np.ndarray, owners: list[int], theta: 
             note=f"not stationary, proved by an exact separating direction u: ⟨u, θ⟩ = {separation[1]} > 0 ≥ "
                  "⟨u, g⟩ for every combination g of subgradients; multipliers and residuals are the LP's")
     # Exact: the inequalities that are numerically tight become equalities, together with M x = θ.
-    scale = max(1.0, float(np.max(np.abs(x), initial=0.0)))
+    scale = relative_scale(x)
     tight = [np.eye(m + K)[j] for j in range(m + K) if x[j] <= tol * scale]
     tight += [row for row, value in zip(link, link @ x) if value >= -tol * scale]
     rows = np.vstack([np.array(tight, dtype=int).reshape(-1, m + K), E.canonical(M)])
@@ -511,7 +512,7 @@ def lagrangian_curvature(model: Network, theta: Any, X: Any, y: Any, direction: 
         lam_signs, slope_signs = E.signs(lam), E.signs(slopes)
     else:
         slopes, value = J @ d, float(d @ hessian @ d)
-        scale = max(1.0, float(np.max(np.abs(J)))) * float(np.linalg.norm(d))
+        scale = relative_scale(J) * float(np.linalg.norm(d))
         lam_signs, slope_signs = np.sign(lam).astype(int), np.where(np.abs(slopes) <= 1e-9 * scale, 0,
                                                                     np.sign(slopes)).astype(int)
     critical = all((s == 0) if ls > 0 else (s >= 0) for s, ls in zip(slope_signs, lam_signs))
@@ -543,7 +544,7 @@ def _curvature_on(H: np.ndarray, Z: np.ndarray, exact: bool, tol: float) -> _Cur
     values, vectors = scipy.linalg.eigh(reduced, gram)
     smallest = float(values[0])
     if not exact:
-        scale = max(1.0, float(np.max(np.abs(Hf))))
+        scale = relative_scale(Hf)
         if smallest >= -tol * scale:
             return _Curvature(True, smallest, definite=smallest > tol * scale)
         d = Zf @ vectors[:, 0]

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics.tolerances import relative_scale
+
 Function = Callable[[np.ndarray], float]
 Vector = Callable[[np.ndarray], np.ndarray]
 
@@ -57,12 +59,12 @@ def damped_newton(value: Function, gradient: Vector, hessian: Vector, x0: np.nda
         step = -np.linalg.solve(np.asarray(hessian(x), dtype=float), g)
         squared = float(-g @ step)
         decrement = float(np.sqrt(max(squared, 0.0)))
-        if squared / 2 <= tol * max(1.0, abs(f)):
+        if squared / 2 <= tol * relative_scale(f):
             final = x + step
             if inside(final):
                 f_final = float(value(final))
                 evaluations += 1
-                if np.isfinite(f_final) and f_final <= f + 1e-12 * max(1.0, abs(f)):  # no rise beyond rounding
+                if np.isfinite(f_final) and f_final <= f + 1e-12 * relative_scale(f):  # no rise beyond rounding
                     return NewtonResult(final, f_final, decrement, iteration + 1, evaluations, True,
                                         "Newton decrement below tolerance")
             return NewtonResult(x, f, decrement, iteration, evaluations, True, "Newton decrement below tolerance")

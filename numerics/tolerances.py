@@ -5,6 +5,9 @@ figure equal to its tolerance passes, and NaN never meets any limit (a computati
 The strict forms are for the few statements that exclude their limit. Arrays are compared elementwise and give a
 boolean array; a scalar gives a Python bool.
 
+:func:`relative_scale` is the scale a relative tolerance is taken against (the largest magnitude, at least 1: absolute
+near 0), one definition for the engines' ``tol · max(1, |x|)``.
+
 Every claim compares its figures through these four functions instead of writing ``<=`` against a tolerance inline,
 so that the convention at the edge is decided, and tested at the edge, in one place (tests/test_tolerances.py).
 """
@@ -15,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["above", "at_least", "at_most", "below"]
+__all__ = ["above", "at_least", "at_most", "below", "relative_scale"]
 
 
 def _decided(result: Any) -> Any:
@@ -40,3 +43,9 @@ def below(value: Any, limit: Any) -> Any:
 def above(value: Any, limit: Any) -> Any:
     """value > limit (strict; NaN is False)."""
     return _decided(np.greater(value, limit))
+
+
+def relative_scale(*values: Any) -> float:
+    """max(1, |v| for every entry of every value): a relative tolerance times this is absolute for values below 1
+    (empty arrays add nothing)."""
+    return max([1.0, *(float(np.max(np.abs(value))) for value in values if np.size(value))])

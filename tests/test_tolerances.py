@@ -62,3 +62,15 @@ def test_the_four_forms_agree_with_python_on_finite_and_infinite_floats(value: f
     assert at_most(value, limit) == (value <= limit) and at_least(value, limit) == (value >= limit)
     assert below(value, limit) == (value < limit) and above(value, limit) == (value > limit)
     assert at_most(value, limit) == (not above(value, limit)) and at_least(value, limit) == (not below(value, limit))
+
+
+def test_relative_scale_is_the_largest_magnitude_but_at_least_one() -> None:
+    from numerics.tolerances import relative_scale
+
+    assert relative_scale(0.5) == 1.0 and relative_scale(-0.5) == 1.0 and relative_scale(0.0) == 1.0
+    assert relative_scale(1.0) == 1.0 and relative_scale(np.nextafter(1.0, 2.0)) == np.nextafter(1.0, 2.0)
+    assert relative_scale(-3.0) == 3.0 and relative_scale(np.array([[0.2, -7.0], [1.0, 2.0]])) == 7.0
+    assert relative_scale(np.array([0.25, -0.5])) == 1.0
+    assert relative_scale(np.zeros(0)) == 1.0 and relative_scale() == 1.0  # nothing to measure: absolute
+    assert relative_scale(np.array([2.0]), -5.0, np.zeros(0)) == 5.0
+    assert type(relative_scale(np.float32(4.0))) is float
