@@ -52,6 +52,7 @@ from numerics.convex import parametrized_program
 from numerics.exact import Exact
 from numerics.networks import Dense, Diagonal, Network, scalar_outputs
 from numerics.symbolic import sign_patterns
+from numerics.tolerances import relative_scale
 
 SOLVER = "CLARABEL"
 _SOLVER_OPTIONS = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}
@@ -165,7 +166,7 @@ def _project(g: np.ndarray, cone: np.ndarray) -> _Projection:
         return _Projection(g, E.dot(g, g), True)
     gf, Bf = B.to_float(g), B.to_float(cone)
     beta, _ = scipy.optimize.nnls(-Bf.T, gf)
-    positive = [k for k in range(len(beta)) if beta[k] > _ZERO * max(1.0, float(np.max(beta)))]
+    positive = [k for k in range(len(beta)) if beta[k] > _ZERO * relative_scale(beta)]  # β ≥ 0
     candidates = []
     if positive:
         Bp = cone[positive]
@@ -402,7 +403,7 @@ def _enumerate(s: _Structure, bounds: bool) -> GlobalOptimum:
         raise ValueError("no choice of activation patterns separates the data")
     value, subset, us, alpha = best
     value = 2.0 * value
-    neurons = tuple(Neuron(c, u) for c, u in zip(subset, us) if np.linalg.norm(u) > _ZERO * max(1.0, value))
+    neurons = tuple(Neuron(c, u) for c, u in zip(subset, us) if np.linalg.norm(u) > _ZERO * relative_scale(value))
     point = _rational_point(s, neurons)
     if not bounds:
         return GlobalOptimum(value, None, E.dot(point, point), None, point, neurons, programs,
