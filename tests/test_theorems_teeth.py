@@ -193,3 +193,32 @@ def test_degree_identity_finds_a_defective_monomial_of_coefficient_one_and_accep
     broken = MD.degree_identity(2 * t[0] * t[1] + t[1], theta, plus=[0], constant=1)  # t1 has degree 0 in t0
     assert not broken.holds and broken.offending == "t1"
     assert MD.degree_identity(sympy.Integer(0), theta, plus=[0], constant=1).holds  # no monomial: nothing to violate
+
+
+# -- margin: the criteria and searches of Sec. 2 and App. C ---------------------------------------------------------
+def test_approaches_needs_decreasing_angles_and_a_small_last_one() -> None:
+    assert MD.APPROACHES((0.6, 0.5, 0.001), 0.01).decision.holds
+    assert not MD.APPROACHES((0.5, 0.6, 0.001), 0.01).decision.holds  # ends small, but rose on the way
+    assert not MD.APPROACHES((0.6, 0.5, 0.02), 0.01).decision.holds  # decreasing, but not below the tolerance
+
+
+def test_minimal_factorization_keeps_only_feasible_solver_answers(monkeypatch) -> None:
+    """SLSQP may report success at a point that does not compute β: such an answer is not a factorization."""
+    import scipy.optimize
+
+    from numerics.networks import diagonal
+
+    net, beta = diagonal(2, 2, "linear"), np.array([1.0, 2.0])
+    assert MD.minimal_factorization(net, beta, np.random.default_rng(0)) == pytest.approx(2 * (1 + 2), rel=1e-6)
+    infeasible = SimpleNamespace(success=True, x=np.zeros(net.n_params))  # Φ = 0 ≠ β, and ‖θ‖² = 0
+    monkeypatch.setattr(scipy.optimize, "minimize", lambda *args, **kwargs: infeasible)
+    assert MD.minimal_factorization(net, beta, np.random.default_rng(0)) == np.inf
+
+
+def test_diagonal_optimum_closed_forms() -> None:
+    """min ‖θ‖² = m·(max_k x_k)^(−2/m) for one sample and a depth-m diagonal network."""
+    from theorems.margin_maximization.derived import diagonal_optimum
+
+    assert diagonal_optimum(2, np.array([1, 3, 2])) == sympy.Rational(2, 3)
+    assert diagonal_optimum(3, np.array([8, 1])) == sympy.Rational(3, 4)
+    assert diagonal_optimum(2, np.array([sympy.Rational(1, 4)])) == 8
