@@ -46,11 +46,14 @@ Status = Literal["certified", "solved", "failed"]
 PRIMARY_SOLVER = "CLARABEL"
 SECOND_SOLVER = {"l2": "OSQP", "l1": "HIGHS"}
 FALLBACK_SOLVER = "SCS"
+# warm_start=False: a cached (parametrized) problem is solved afresh, not from the solver state its last solve left,
+# so a result does not depend on what this process solved before (cvxpy warm-starts by default)
 _SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
-    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
-    "OSQP": {"eps_abs": 1e-10, "eps_rel": 1e-10, "max_iter": 200_000, "polishing": True},
-    "HIGHS": {"output_flag": False, "log_to_console": False},  # no solver log on stdout (see _quiet_highs)
-    "SCS": {"eps": 1e-9, "max_iters": 200_000},
+    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "warm_start": False},
+    "OSQP": {"eps_abs": 1e-10, "eps_rel": 1e-10, "max_iter": 200_000, "polishing": True, "warm_start": False},
+    "HIGHS": {"output_flag": False, "log_to_console": False,  # no solver log on stdout (see _quiet_highs)
+              "warm_start": False},
+    "SCS": {"eps": 1e-9, "max_iters": 200_000, "warm_start": False},
 }
 # Relative thresholds under which a numeric slack, dual or coordinate counts as zero. The first one that
 # yields a verified certificate wins; all of them are tried before giving up.

@@ -55,7 +55,8 @@ from numerics.symbolic import sign_patterns
 from numerics.tolerances import relative_scale
 
 SOLVER = "CLARABEL"
-_SOLVER_OPTIONS = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}
+_SOLVER_OPTIONS = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11,
+                   "warm_start": False}  # the cached programs solve afresh: no result depends on an earlier solve
 _TIGHT = 1e-7  # relative gap under which a bound counts as attained (then an exact match is attempted)
 _ZERO = 1e-7  # relative size under which a solver's neuron or multiplier counts as zero
 _DENOMINATOR_DIGITS = (2, 3, 4, 6)  # roundings of the solver's multipliers tried for exact dual bounds

@@ -140,3 +140,22 @@ def test_shared_filter_peak_closed_forms(patches, activation, peak) -> None:
     from theorems.margin_maximization.derived import shared_filter_peak
 
     assert shared_filter_peak(np.array(patches), activation) == peak
+
+
+def test_a_claims_figures_do_not_depend_on_the_claims_run_before_it_in_the_process() -> None:
+    """margin.lemC.6's figures after margin.rem3.1 (programs of the same shapes) in one process equal those of a
+    fresh process: the cached convex programs are solved afresh (warm_start=False). The mutation oracle compares
+    figures across processes with different histories; a warm start moved the layer optimum's last digits."""
+    import json
+    import subprocess
+    import sys
+
+    from verify import registry
+    from verify.runner import reported_figures, run_claim
+
+    script = ("import json; from verify import registry; from verify.runner import reported_figures, run_claim; "
+              "print(json.dumps(reported_figures(run_claim(registry.get('margin.lemC.6')))))")
+    fresh = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                      check=True).stdout)
+    run_claim(registry.get("margin.rem3.1"))
+    assert json.loads(json.dumps(reported_figures(run_claim(registry.get("margin.lemC.6"))))) == fresh
