@@ -271,6 +271,8 @@ def test_nonnegativity_certificates_and_suprema() -> None:
     assert rational_supremum(LOGISTIC_CURVE.second) == sympy.Rational(1, 4)
     assert rational_supremum(-LOGISTIC_CURVE.first) == 1
     assert rational_supremum(1 / U) is sympy.oo
+    # −u/(1/4 + u²) is ≤ 0 on (0, ∞) (sup 0, its limits); its critical point −1/2, where it is 1, lies outside
+    assert rational_supremum(-U / (sympy.Rational(1, 4) + U**2)) == 0
 
 
 def test_hessian_norms_match_the_square_loss_closed_form() -> None:

@@ -158,6 +158,9 @@ def test_settling_needs_the_last_checkpoint_below_the_window_maximum() -> None:
     assert not flow_theorems.settles(t, rising_last)
     falling_then_flat = np.concatenate([np.linspace(2.0, 1.0, 59), [1.0, 1.0]])
     assert flow_theorems.settles(t, falling_then_flat)
+    assert flow_theorems.final_rise(t, np.linspace(2.0, 1.0, 61)) < 0
+    one_point = np.array([1.0, 1e70])  # only t[-1] lies in the last 20 decades: no rise can be measured
+    assert flow_theorems.final_rise(one_point, np.array([2.0, 1.0])) == np.inf
     dip_then_back = flat.copy()  # the last checkpoint, not the one before it, must be below the maximum
     dip_then_back[-2] = 1.0 - flow_theorems.MONOTONE_RTOL / 2
     assert not flow_theorems.settles(t, dip_then_back)

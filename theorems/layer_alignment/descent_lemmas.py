@@ -669,11 +669,6 @@ def lemma8_slacks(terms: Lemma8Terms, excess_bound: Callable[[int], np.ndarray |
     return a, b
 
 
-def printed_constants(terms: Lemma8Terms) -> tuple[Callable, Callable]:
-    """Lemma 8 as printed: (a) D + 2R(W(0)); (b) extra term 3R(W(0))."""
-    return (lambda k: terms.D + 2.0 * terms.initial_risk), (lambda k: 3.0 * terms.initial_risk)
-
-
 def display_slacks(terms: Lemma8Terms, swapped: bool) -> dict[str, float]:
     """Worst slack of (31), (33), (36) (relative to 1 + σ_(k+1)²) and worst |residual| of (32) (relative to
     1 + F_k²), over every step and adjacent pair."""
