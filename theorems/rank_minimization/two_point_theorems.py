@@ -311,9 +311,11 @@ def invariance_gaps(start_set: str) -> dict[str, sympy.Matrix]:
 
 
 @criterion("the start set is invariant under the flow and has L ≥ L_min > 0 there, so Pr[E] = 0 < bound")
-def law_defeats_bound(start_set: str, bound: sympy.Expr) -> Decision:
+def law_defeats_bound(start_set: str, phi: sympy.Expr, point_masses: tuple[int, int]) -> Decision:
     """Pr[E] = 0 for a law supported on ``start_set`` (a set of starts that gradient flow never leaves and on which
-    the loss stays bounded away from 0), decided symbolically, against the claimed lower ``bound`` on Pr[E]."""
+    the loss stays bounded away from 0), decided symbolically, against the lower bound 2(1 − q_1)(1 − q_2)(φ/2π)²
+    on Pr[E] at ``point_masses`` (q_1, q_2) = Pr[w_i(0) = 0] ((0, 0): the bound as printed)."""
+    bound = exact_thm3_probability(phi, *point_masses)
     tests = {name: is_identically_zero(gap) for name, gap in invariance_gaps(start_set).items()}
     detail = "; ".join(f"{name}: {test.description}" for name, test in tests.items())
     if any(test.refuted for test in tests.values()):
@@ -328,7 +330,8 @@ def law_defeats_bound(start_set: str, bound: sympy.Expr) -> Decision:
             floors.append(abs(sympy.Matrix(data.Y).det()))
     positive_floor = all(E.sign(f) > 0 for f in floors)
     bound_sign = E.sign(sympy.sympify(bound))
-    detail += f"; loss floor data (L(0) or |det Y|) on five exact datasets: {[str(f) for f in floors]}; bound {bound}"
+    detail += (f"; loss floor data (L(0) or |det Y|) on five exact datasets: {[str(f) for f in floors]}; bound "
+               f"2(1 − q_1)(1 − q_2)(φ/2π)² at (q_1, q_2) = {point_masses}: {bound}")
     probability = 0.0 if positive_floor else float("nan")  # Pr[E] = 0 on an invariant set with a loss floor
     return Decision(bool(positive_floor and bound_sign > 0), detail, {"bound": float(bound)},
                     tightness("Pr[E] ≥ 2(φ/2π)² (Pr[E] of the law)", probability, float(bound), sense="lower"))
@@ -362,22 +365,22 @@ def law_defeats_bound(start_set: str, bound: sympy.Expr) -> Decision:
 )
 def check_thm3(ctx: Context) -> None:
     phi = sympy.acos(paper_data(exact=True).X[0] @ paper_data(exact=True).X[1])
-    printed = exact_thm3_probability(phi, 0, 0)
-    ctx.counterexample("point mass at w_i(0) = 0", "symbolic", law_defeats_bound(START_SETS[0], printed),
+    printed = (0, 0)  # the printed bound: no point mass at w_i(0) = 0
+    ctx.counterexample("point mass at w_i(0) = 0", "symbolic", law_defeats_bound(START_SETS[0], phi, printed),
                        "δ_0 is spherically symmetric with ‖w_i(0)‖ = 0 ≤ r_3(φ). Every activation pattern's field is "
                        "a polynomial vanishing at θ = 0, so |θ̇| ≤ C|θ| near 0 and by Gronwall every solution from "
                        "θ(0) = 0 (Carathéodory or Filippov) stays at 0, where L = ½(‖y_1‖² + ‖y_2‖²) = 1: Pr[E] = 0 < "
                        "2(φ/2π)² (φ of the paper's data)")
     ctx.control("the corrected bound for the point mass (q_1 = q_2 = 1)",
-                law_defeats_bound(START_SETS[0], exact_thm3_probability(phi, 1, 1)),
+                law_defeats_bound(START_SETS[0], phi, (1, 1)),
                 "rank.thm3.corrected's bound 2(1 − q_1)(1 − q_2)(φ/2π)² is 0 for the point mass: the same criterion "
                 "does not refute it")
-    ctx.counterexample("coupled marginals w_2(0) = w_1(0)", "symbolic", law_defeats_bound(START_SETS[1], printed),
+    ctx.counterexample("coupled marginals w_2(0) = w_1(0)", "symbolic", law_defeats_bound(START_SETS[1], phi, printed),
                        "w_1(0) uniform on the circle of radius r_3 and w_2(0) = w_1(0), v(0) = 0: each marginal is "
                        "spherically symmetric. Equal neurons have equal activation patterns, and on every pattern "
                        "the field maps {w_1 = w_2, v_1 = v_2} into itself, so the flow stays there: rank W ≤ 1, "
                        "det σ(WX) = 0, hence L ≥ ½σ_min(Y)² > 0 forever and Pr[E] = 0 < 2(φ/2π)²")
-    ctx.control("antipodal coupling w_2(0) = −w_1(0)", law_defeats_bound(START_SETS[2], printed),
+    ctx.control("antipodal coupling w_2(0) = −w_1(0)", law_defeats_bound(START_SETS[2], phi, printed),
                 "for the coupling w_2(0) = −w_1(0) (which can put one neuron in each open sector) the same "
                 "criterion finds the set not invariant: no refutation from it")
 
