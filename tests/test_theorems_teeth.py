@@ -222,3 +222,16 @@ def test_diagonal_optimum_closed_forms() -> None:
     assert diagonal_optimum(2, np.array([1, 3, 2])) == sympy.Rational(2, 3)
     assert diagonal_optimum(3, np.array([8, 1])) == sympy.Rational(3, 4)
     assert diagonal_optimum(2, np.array([sympy.Rational(1, 4)])) == 8
+
+
+def test_the_row_major_misencoding_relabels_the_first_layer() -> None:
+    """The control's wrong FC encoding reads W_1's twelve parameters in another order: the same columns of the
+    basis, permuted, not some other tensor."""
+    from numerics.tensor_network import fully_connected_tensor
+
+    name, wrong, _ = TE._misencodings()[0]
+    right = fully_connected_tensor([3, 4, 2])
+    assert name == "row-major vec(W_1)" and wrong.basis.shape == right.basis.shape
+    columns = [right.basis[:, j].tobytes() for j in range(12)]
+    permuted = [wrong.basis[:, j].tobytes() for j in range(12)]
+    assert sorted(permuted) == sorted(columns) and permuted != columns

@@ -141,7 +141,8 @@ def single_point_limit(levels: np.ndarray, rhos: np.ndarray, balance: float, s: 
     decay = power_decay(levels, gaps, conditioned_tolerance(tolerance, float(levels[-1]), ratio), reached=reached,
                         what=f"margin gap (s_2/s_1 = {ratio:.3g})")
     top = np.isclose(s, s.max(), rtol=1e-9)
-    signs = bool(np.all(np.sign(rhos[-1][top]) == np.sign(y)))
+    final = rhos[-1]  # ρ at the last level: the signs and their figure are read there
+    signs = bool(np.all(np.sign(final[top]) == np.sign(y)))
     reference = max_margin(s[None, :], np.array([np.sign(y)]), norm)
     optimal = 1.0 / float(np.linalg.norm(reference.solution, 1 if norm == "l1" else 2))
     certified = (reference.status == "certified"
@@ -153,6 +154,8 @@ def single_point_limit(levels: np.ndarray, rhos: np.ndarray, balance: float, s: 
               f"{optimal:.6g} vs ‖s‖_* = {dual_norm(s, norm):.6g}")
     return Decision(holds, detail, {"final_gap": decay.final, "fitted_exponent": decay.exponent,
                                     "final_balance": balance, "top_multiplicity": int(top.sum()),
+                                    "final_top_sign_margin": float(np.min(np.sign(y) * final[top])
+                                                                   / np.linalg.norm(final)),
                                     "levels_reached": bool(reached)})
 
 

@@ -102,8 +102,9 @@ def minimum_norm(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 # -- Theorem 6 ------------------------------------------------------------------------------------------------------
 @criterion("every loss series decreases (down to the integrator's floor 1e-20 L(0)) and ends at L(t_end)/L(0) ≤ ratio")
 def losses_vanish(losses: Bundle, ratio: float) -> Decision:
-    finals = [float(series[-1] / series[0]) for series in losses]
-    decreasing = all(is_monotone(series, rtol=1e-9, atol=1e-20 * series[0]) for series in losses)
+    initials = [float(series[0]) for series in losses]  # L(0): the scale of both the ratio and the floor
+    finals = [float(series[-1]) / initial for series, initial in zip(losses, initials)]
+    decreasing = all(is_monotone(series, rtol=1e-9, atol=1e-20 * initial) for series, initial in zip(losses, initials))
     worst = max(finals)
     return Decision(bool(decreasing and worst <= ratio), f"all decreasing: {decreasing}; largest L(t_end)/L(0) = "
                                                          f"{worst:.1e} (threshold {ratio:g})",
