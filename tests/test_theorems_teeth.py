@@ -217,7 +217,7 @@ def test_minimal_factorization_keeps_only_feasible_solver_answers(monkeypatch) -
 
 def test_diagonal_optimum_closed_forms() -> None:
     """min ‖θ‖² = m·(max_k x_k)^(−2/m) for one sample and a depth-m diagonal network."""
-    from theorems.margin_maximization.derived import diagonal_optimum
+    diagonal_optimum = margin_common.diagonal_optimum
 
     assert diagonal_optimum(2, np.array([1, 3, 2])) == sympy.Rational(2, 3)
     assert diagonal_optimum(3, np.array([8, 1])) == sympy.Rational(3, 4)
@@ -235,3 +235,17 @@ def test_the_row_major_misencoding_relabels_the_first_layer() -> None:
     columns = [right.basis[:, j].tobytes() for j in range(12)]
     permuted = [wrong.basis[:, j].tobytes() for j in range(12)]
     assert sorted(permuted) == sorted(columns) and permuted != columns
+
+
+def test_gap_criteria_need_decreasing_gaps_and_a_small_last_one() -> None:
+    """GAPS_CLOSE and LAYERS_OPTIMAL: a gap that rises on the way (beyond the solver floor) fails even when its last
+    value is below the tolerance, and so does a last value above it."""
+    from theorems.margin_maximization.positive import GAPS_CLOSE
+    from theorems.margin_maximization.positive_deep import LAYERS_OPTIMAL
+
+    assert GAPS_CLOSE((1e-2, 1e-3, 1e-6), 1e-4).decision.holds
+    assert not GAPS_CLOSE((1e-2, 5e-2, 1e-6), 1e-4).decision.holds
+    assert not GAPS_CLOSE((1e-2, 1e-3, 2e-4), 1e-4).decision.holds
+    assert LAYERS_OPTIMAL(((1e-2, 1e-3, 1e-6), (1e-3, 1e-5, 1e-7)), 1e-4).decision.holds
+    assert not LAYERS_OPTIMAL(((1e-2, 1e-3, 1e-6), (1e-3, 5e-3, 1e-7)), 1e-4).decision.holds
+    assert not LAYERS_OPTIMAL(((1e-2, 1e-3, 1e-6), (1e-3, 1e-4, 2e-4)), 1e-4).decision.holds

@@ -28,6 +28,7 @@ import sympy
 
 from numerics import exact as E
 from numerics import kkt
+from numerics.exact import Exact
 from numerics.flows import GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.metrics import angle
@@ -630,3 +631,11 @@ def thm32_initializations(rng: np.random.Generator, count: int, X: np.ndarray) -
 def neuron_products(theta: np.ndarray) -> np.ndarray:
     """u_j = v_j w_j for the 2-2-1 network (rows j = 1, 2) — the vectors of Figure 1."""
     return np.asarray(theta[4:6], dtype=float)[:, None] * np.asarray(theta[:4], dtype=float).reshape(2, 2)
+
+
+def diagonal_optimum(depth: int, x: np.ndarray) -> Exact:
+    """One sample with positive entries, depth-m diagonal network, m ≥ 2: min ‖θ‖² = m·(max_k x_k)^(−2/m).
+    Per coordinate Σ_j w_j[k]² ≥ m|β_k|^(2/m) (AM–GM, Lemma C.5); t ↦ t^(2/m) is subadditive, and
+    Σ_k β_k x_k ≥ 1 forces Σ_k |β_k| ≥ 1/max x; all weight on the largest input attains it."""
+    largest = max(E.to_exact(x), key=float)
+    return E.canonical_number(depth * largest ** sympy.Rational(-2, depth))

@@ -217,6 +217,19 @@ def UNIT_BALANCE(architecture: str, activation: str) -> Decision:
         f"; failed: {failed} (e.g. at {units[failed[0]].offending})" if failed else ""))
 
 
+@criterion("numerics.networks' forward and Jacobian of the linear FC 2-3-2-1 network equal the symbolic recursion "
+           "(plus ``shift``) and its gradient")
+def LIBRARY_ENCODES(shift: int) -> Decision:
+    linear_fc = fully_connected([2, 3, 2, 1], "linear")
+    theta, x = symbolic_parameters(linear_fc), symbolic_input(2)
+    phi = symbolic_output(linear_fc, theta, x, linear_activation) + shift
+    jacobian = is_identically_zero(sympy.Matrix(list(linear_fc.jacobian(theta, x[None, :])[0, 0, :]
+                                                     - gradient(phi, theta))))
+    forward = is_identically_zero(scalar_outputs(linear_fc, theta, x[None, :])[0] - phi)
+    holds = True if jacobian.proved and forward.proved else (False if jacobian.refuted or forward.refuted else None)
+    return Decision(holds, f"Jacobian − ∇Φ: {jacobian.description}; forward − Φ: {forward.description}")
+
+
 @criterion("the diagonal depth-3 network computes ⟨w_1 ∘ ⋯ ∘ w_k, x⟩ (symbolic)")
 def DIAGONAL_PREDICTOR(factors: int) -> bool:
     diag = diagonal(2, 3, "linear")
@@ -272,15 +285,11 @@ def check_def_nets(ctx: Context) -> None:
                 "another architecture: the 2-patch convolution (shared filter)")
 
     # the library's encoding against the definitions
-    linear_fc = fully_connected([2, 3, 2, 1], "linear")
-    theta, x = symbolic_parameters(linear_fc), symbolic_input(2)
-    phi = symbolic_output(linear_fc, theta, x, linear_activation)
-    jac = linear_fc.jacobian(theta, x[None, :])[0, 0, :]
-    agrees = is_identically_zero(sympy.Matrix(list(jac - gradient(phi, theta)))).proved and is_identically_zero(
-        linear_fc.forward(theta, x[None, :])[0, 0] - phi).proved
-    ctx.prove("the library's networks are the paper's", "symbolic", agrees,
+    ctx.prove("the library's networks are the paper's", "symbolic", LIBRARY_ENCODES(0),
               "numerics.networks forward and Jacobian equal the symbolic recursion and its gradient (FC 2-3-2-1)",
               conclusion=NETS_BETA)
+    ctx.control("the recursion's output shifted by 1", LIBRARY_ENCODES(1),
+                "another output: Φ → Φ + 1, with the same gradient (only the forward comparison can reject it)")
     ctx.prove("the diagonal predictor", "symbolic", DIAGONAL_PREDICTOR(3),
               "the diagonal depth-3 network computes ⟨w1∘w2∘w3, x⟩", conclusion=NETS_BETA)
     ctx.control("the diagonal predictor without its last factor", DIAGONAL_PREDICTOR(2), "wrong predictor: k = 3 → 2")
@@ -949,8 +958,8 @@ def balanced_factorizations(beta: np.ndarray, depth: int, constant: int) -> Deci
     diag_ok = np.all(E.signs(E.canonical(scalar_outputs(diag, theta, basis) - b)) == 0) and E.sign(
         E.dot(theta, theta) - constant * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
     found = {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
-    return Decision(all(found.values()), f"fully connected: {found['fully connected']}; diagonal: {found['diagonal']}",
-                    found)
+    return Decision(all(found.values()), f"β = ({', '.join(map(str, b))}) (rounded to eighths): fully connected: "
+                    f"{found['fully connected']}; diagonal: {found['diagonal']}", found)
 
 
 FACTORIZATION_TOLERANCE = 1e-6

@@ -407,14 +407,6 @@ def shared_filter_optimum(name: str) -> Exact:
     return E.canonical_number(2 / sympy.sqrt(shared_filter_peak(patches, c.model.activation)))
 
 
-def diagonal_optimum(depth: int, x: np.ndarray) -> Exact:
-    """One sample with positive entries, depth-m diagonal network, m ≥ 2: min ‖θ‖² = m·(max_k x_k)^(−2/m).
-    Per coordinate Σ_j w_j[k]² ≥ m|β_k|^(2/m) (AM–GM, Lemma C.5); t ↦ t^(2/m) is subadditive, and
-    Σ_k β_k x_k ≥ 1 forces Σ_k |β_k| ≥ 1/max x; all weight on the largest input attains it."""
-    largest = max(E.to_exact(x), key=float)
-    return E.canonical_number(depth * largest ** sympy.Rational(-2, depth))
-
-
 @dataclass(frozen=True)
 class Optimum:
     label: str
@@ -437,7 +429,7 @@ def optima(profile_rows: tuple[Row, ...]) -> list[Optimum]:
             out.append(Optimum(row.label, squared, sympy.sympify(res.figures["optimum"]),
                                f"exact ℓ1 problem (verify check): {res.detail}"))
         elif c.family == "diagonal":
-            out.append(Optimum(row.label, squared, diagonal_optimum(c.model.depth, c.X[0]),
+            out.append(Optimum(row.label, squared, C.diagonal_optimum(c.model.depth, c.X[0]),
                                "AM–GM per coordinate and subadditivity of t^(2/m)"))
         elif c.family == "convolutional":
             out.append(Optimum(row.label, squared, shared_filter_optimum(row.name),

@@ -225,7 +225,8 @@ def record_group_lasso(ctx: Context, name: str, result: dict, norms: tuple[float
                 f"(non-zero units), R(θ̂) settled (drift {result['drift']:.1e} ≤ {SETTLED:g}); "
                 f"|R(θ̂) − 2·OPT(8)|/2·OPT(8) at ‖θ‖ = {', '.join(f'{n:g}' for n in norms)}: "
                 f"see the gaps below; 2·OPT(8) = {result['target']:.6f} by the group-lasso SOCP "
-                f"({result['reference'].message})", {"share": result["share"], "target": result["target"]},
+                f"({result['reference'].message})",
+                {"share": result["share"], "target": result["target"], "drift": result["drift"]},
                 conclusion=THM421)
 
 

@@ -179,8 +179,7 @@ def check_rem31(ctx: Context) -> None:
     # control: Theorem 5.1 (not named by the remark): the same criterion on its construction, KKT value against the
     # checker's exact global optimum, does not reach M = 2
     thm51 = C.construction("thm5.1-depth3")
-    largest = max(E.to_exact(thm51.X[0]), key=float)
-    optimum51 = E.canonical_number(3 * largest ** sympy.Rational(-2, 3))  # m·(max x)^(−2/m): AM–GM per coordinate
+    optimum51 = C.diagonal_optimum(3, thm51.X[0])  # m·(max x)^(−2/m): AM–GM per coordinate
     ctx.control("Theorem 5.1's construction at M = 2", RATIO_AT_LEAST(str(E.dot(thm51.theta, thm51.theta)),
                                                                       str(optimum51), 2),
                 "another construction: Theorem 5.1 (m = 3), M = 10 → 2")
