@@ -33,6 +33,7 @@ from theorems.layer_alignment.common import (
     ds3,
     initialization_constant,
     linear_network,
+    loss_at_zero,
     max_margin_direction,
     risk,
     satisfies_assumption2,
@@ -625,7 +626,8 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
     admissible = np.array([satisfies_assumption2(objective, theta)
-                           and below(float(objective.value(theta)), np.log(2) - 1e-6) for theta in starts])
+                           and below(float(objective.value(theta)), loss_at_zero(objective.loss) - 1e-6)
+                           for theta in starts])
     layers0 = net.matrices(starts)
     bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(len(starts))])
               + 2.0 * objective.value(starts))
