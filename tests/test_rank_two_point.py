@@ -277,3 +277,14 @@ def test_the_gpu_profile_estimates_pr_e_to_its_stated_width() -> None:
         low, high = clopper_pearson(round(p * thm.GPU_RUNS), thm.GPU_RUNS, thm.CONFIDENCE)
         assert high - low <= thm.CI_WIDTH
     assert thm.GPU_RUNS < 1.3 * 10**6  # and not far more runs than it needs
+
+
+def test_lemma12_good_set_needs_q0_positive() -> None:
+    """From (a_0, b_0) = (2, 1/2): q_0 = 1 − a_0 b_0 = 0 and ȧ(0) = b_0 q_0 = 0, so Lemma 12's argument does not
+    apply (undecided, not True); (1/2, 1/2) is inside the good set, (2, 1) leaves it with ȧ(0) < 0."""
+    from theorems.rank_minimization.two_point_dynamics import good_set_invariant
+
+    half = sympy.Rational(1, 2)
+    assert good_set_invariant(half, half).decision.holds is True
+    assert good_set_invariant(sympy.Integer(2), half).decision.holds is None
+    assert good_set_invariant(sympy.Integer(2), sympy.Integer(1)).decision.holds is False

@@ -15,7 +15,7 @@ import numpy as np
 import sympy
 
 from numerics import backend
-from numerics.tolerances import at_most
+from numerics.tolerances import at_least, at_most
 from theorems.rank_minimization.deep_common import (
     BALANCE_TOL,
     PYTHAGOREAN_INPUTS,
@@ -204,18 +204,18 @@ def outline_relations(layers_list: list[list[np.ndarray]], X: np.ndarray, y: np.
     certificates = [certificate("interpolation", layers, X, y, B, k) for layers in layers_list]
     within = [layers for layers, c in zip(layers_list, certificates) if c.hypotheses or not require_hypotheses]
     feasible = [layers for layers, c in zip(layers_list, certificates) if c.feasible]
-    layer_bound = B ** (k / kp)
+    layer_bound, mean_floor = B ** (k / kp), 1.0  # the two printed bounds: B* ≤ B^(k/k'), mean ‖W_l‖σ ≥ 1
     largest = max((float(layer_norms(layers).frobenius.max()) for layers in within), default=float("nan"))
     smallest_mean = min((layer_norms(layers).mean_spectral for layers in feasible), default=float("nan"))
     records = (tightness("B* ≤ B^(k/k')", [float(layer_norms(layers).frobenius.max()) for layers in within],
                          layer_bound),
-               tightness("(1/k') Σ_l ‖W_l‖σ ≥ 1", [layer_norms(layers).mean_spectral for layers in feasible], 1.0,
-                         sense="lower"))
+               tightness("(1/k') Σ_l ‖W_l‖σ ≥ 1", [layer_norms(layers).mean_spectral for layers in feasible],
+                         mean_floor, sense="lower"))
     detail = (f"{len(within)} of {len(layers_list)} candidates asserted: max B* = {largest:.4f} vs B^(k/k') = "
               f"{layer_bound:.4f}; min mean ‖W‖σ over {len(feasible)} feasible = {smallest_mean:.4f}")
     if not within or not feasible:
         return Decision(None, detail, tightness=records)
-    holds = at_most(largest, layer_bound * (1 + BALANCE_TOL)) and smallest_mean >= 1
+    holds = at_most(largest, layer_bound * (1 + BALANCE_TOL)) and at_least(smallest_mean, mean_floor)
     return Decision(bool(holds), detail, {"max_B_star": largest, "B_power": layer_bound,
                                           "min_mean_spectral": smallest_mean}, records)
 

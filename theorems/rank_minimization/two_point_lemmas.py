@@ -319,8 +319,8 @@ def check_lem9(ctx: Context) -> None:
     change = np.sum(w1**2, axis=1) - np.sum(v1**2, axis=1) - np.sum(w0**2, axis=1) + np.sum(v0**2, axis=1)
     predicted = eta**2 * (np.sum(gw**2, axis=1) - np.sum(gv**2, axis=1))
     ctx.support("one GD step: Δ = η²(‖∂_wL‖² − ‖∂_vL‖²)", "exact", not np.any(E.signs(change - predicted)),
-                "exact arithmetic on integer data: the balance changes by exactly the second-order term, so GD "
-                "drifts by O(η²) per step")
+                f"exact arithmetic on integer data, η = {eta}: the balance changes by exactly the second-order term, "
+                "so GD drifts by O(η²) per step", {"eta": str(eta), "balance_changes": str(tuple(E.canonical(change)))})
 
 
 # -- App. C: Eq. (13), Lemmas 10–11 -------------------------------------------------------------------------
