@@ -633,3 +633,10 @@ def test_a_long_argument_is_cut_off_with_a_digest_of_the_whole():
         assert len(shown.arguments["data"]) <= 80 and "… #" in shown.arguments["data"]
     assert first.arguments["data"] != second.arguments["data"]
     assert first.arguments["data"].split("…")[0] == second.arguments["data"].split("…")[0]
+
+
+def test_a_cut_never_ends_in_half_an_operator_or_an_open_bracket():
+    """A sympy power cut after its '**' (or a list after its '[') would reach the report as raw markup."""
+    for prefix in ("x" * 67 + "**", "y" * 68 + "[", "z" * 66 + "('"):
+        shown = Criterion("any", lambda value: True)(prefix + "2 + " + "w" * 40).arguments["value"]
+        assert shown.split("…")[0].lstrip("'\"").rstrip("xyz") == "", shown

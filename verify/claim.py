@@ -407,7 +407,8 @@ def _argument_text(value: Any) -> tuple[str, str]:
         # an object (a network, a model): its type and a digest of its repr, not a cut-off repr full of arrays
         shown = f"{type(value).__name__} #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
     elif len(shown) > _SHOWN_CHARACTERS:  # cut off, with a digest of the whole: another value shows as another text
-        shown = shown[: _SHOWN_CHARACTERS - 11] + f"… #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
+        head = shown[: _SHOWN_CHARACTERS - 11].rstrip("*^_([{'\" ")  # no half operator or bracket before the cut
+        shown = head + f"… #{hashlib.sha256(full.encode()).hexdigest()[:8]}"
     return shown, full
 
 
