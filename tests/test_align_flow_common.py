@@ -164,3 +164,20 @@ def test_settling_needs_the_last_checkpoint_below_the_window_maximum() -> None:
     dip_then_back = flat.copy()  # the last checkpoint, not the one before it, must be below the maximum
     dip_then_back[-2] = 1.0 - flow_theorems.MONOTONE_RTOL / 2
     assert not flow_theorems.settles(t, dip_then_back)
+
+
+def test_first_layer_zero_admissibility_needs_a_monotone_risk(monkeypatch) -> None:
+    """App. A's check asks the flow's risk to decrease at every checkpoint, not only to end lower than it began."""
+    from types import SimpleNamespace
+
+    from theorems.layer_alignment import flow_assumptions
+    from theorems.layer_alignment.criteria import Named
+
+    monkeypatch.setattr(flow_assumptions, "satisfies_assumption2", lambda objective, theta: True)
+    monkeypatch.setattr(flow_assumptions, "loss_at_zero", lambda loss: 1.0)
+    objective = SimpleNamespace(value=lambda theta: 1.0, loss="logistic")
+    for risks, holds in (([1.0, 0.9, 0.5, 0.4], True), ([1.0, 0.9, 0.95, 0.4], False), ([1.0, 0.9, 0.8, 1.1], False)):
+        monkeypatch.setattr(flow_assumptions, "run_flow", lambda *args, risks=risks: SimpleNamespace(
+            risks=np.array(risks)))
+        decision = flow_assumptions.first_layer_zero_admissible(Named("one", [(objective, np.zeros(3), True)]))
+        assert decision.decision.holds is holds, risks

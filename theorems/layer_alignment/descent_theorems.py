@@ -80,7 +80,7 @@ def last_decade(time: np.ndarray) -> np.ndarray:
     return time >= time[-1] / 10
 
 
-def theorem3_trend(trace: DescentTrace, vector: int = 0) -> tuple[bool, dict[str, float]]:
+def theorem3_trend(trace: DescentTrace, vector: int) -> tuple[bool, dict[str, float]]:
     """Finite-time proxy of Theorem 3 on one run: risk nonincreasing at every step, down by a factor 20 and decaying
     at least like t^(−1/2) over the last decade of t_GF; every ‖W_k‖_F and the product alignment improving there."""
     p = proxies(trace, vector=vector)
