@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,7 +167,8 @@ def _project(g: np.ndarray, cone: np.ndarray) -> _Projection:
         return _Projection(g, E.dot(g, g), True)
     gf, Bf = B.to_float(g), B.to_float(cone)
     beta, _ = scipy.optimize.nnls(-Bf.T, gf)
-    positive = [k for k in range(len(beta)) if beta[k] > _ZERO * relative_scale(beta)]  # β ≥ 0
+    threshold = _ZERO * relative_scale(beta)  # β ≥ 0
+    positive = [k for k in range(len(beta)) if beta[k] > threshold]
     candidates = []
     if positive:
         Bp = cone[positive]
@@ -352,25 +353,26 @@ def global_optimum(model: Network, X: Any, y: Any, *, bounds: bool = True) -> Gl
     scaled back exactly (the message says so).
     Raises ValueError for unsupported models, or when the data cannot be separated by the network.
     """
-    s = _structure(model, X, y)
-    pairs = _decade_pairs(s.Xf)
-    if pairs == 0:
-        return _enumerate(s, bounds)
-    return _unscaled(_enumerate(_scaled(s, pairs), bounds), pairs, 2)
+    return _at_moderate_size(_structure(model, X, y), 2, lambda s: _enumerate(s, bounds))
 
 
 def _decade_pairs(Xf: np.ndarray) -> int:
     """k with 100^k·max|x| in [0.1, 10] (0 when max|x| already lies in [0.01, 100]): the solvers' absolute
-    thresholds hold for data of moderate size, and a power of 100 rescales exactly (|x| ≤ 1e-300: 0)."""
+    thresholds hold for data of moderate size, and a power of 100 rescales exactly (all-zero data: 0)."""
     top = float(np.max(np.abs(Xf))) if Xf.size else 0.0
     if top == 0.0 or 1e-2 <= top <= 1e2:
         return 0
     return -round(math.log10(top) / 2)
 
 
-def _scaled(s: _Structure, pairs: int) -> _Structure:
+def _at_moderate_size(s: _Structure, degree: int, solve: Callable[[_Structure], GlobalOptimum]) -> GlobalOptimum:
+    """``solve(s)``; for data far from unit size, ``solve`` on X' = 100^k X and the result mapped back exactly
+    (:func:`_unscaled`, the margins of degree ``degree`` in the point)."""
+    pairs = _decade_pairs(s.Xf)
+    if pairs == 0:
+        return solve(s)
     Xs = E.canonical(s.X * sympy.Integer(100) ** pairs)
-    return _Structure(s.model, s.fields, s.slots, Xs, s.y, B.to_float(Xs), s.yf)
+    return _unscaled(solve(_Structure(s.model, s.fields, s.slots, Xs, s.y, B.to_float(Xs), s.yf)), pairs, degree)
 
 
 def _unscaled(found: GlobalOptimum, pairs: int, degree: int) -> GlobalOptimum:
@@ -523,11 +525,7 @@ def layer_global_optimum(model: Network, theta: Any, X: Any, y: Any, *, bounds: 
     leaves a gap (the problem is not convex), the minimum over assignments of each one's own dual bound.
     ``bounds=False``: the solver value and an exactly feasible rational layer only. Data far from unit size are
     rescaled as in :func:`global_optimum`."""
-    s = _structure(model, X, y)
-    pairs = _decade_pairs(s.Xf)
-    if pairs == 0:
-        return _layer_enumerate(s, theta, bounds)
-    return _unscaled(_layer_enumerate(_scaled(s, pairs), theta, bounds), pairs, 1)
+    return _at_moderate_size(_structure(model, X, y), 1, lambda s: _layer_enumerate(s, theta, bounds))
 
 
 def _layer_enumerate(s: _Structure, theta: Any, bounds: bool) -> GlobalOptimum:

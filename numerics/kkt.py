@@ -332,7 +332,8 @@ def _smooth_multipliers(G: np.ndarray, theta: np.ndarray, exact: bool, tol: floa
         return numeric
     # Exact NNLS: least squares on the numerically positive set P, then the optimality conditions
     # λ_P ≥ 0 and Gᵀr ≤ 0 off P (r = θ − Gλ) prove ‖r‖ is the exact minimum (0 ⇔ stationary).
-    positive = [j for j in range(len(lam)) if lam[j] > tol * relative_scale(lam)]  # λ ≥ 0
+    threshold = tol * relative_scale(lam)  # λ ≥ 0
+    positive = [j for j in range(len(lam)) if lam[j] > threshold]
     G_P = G[:, positive]
     normal = E.canonical(G_P.T @ G_P) if positive else np.empty((0, 0), dtype=object)
     lam_P = E.nearest_solution(normal, E.canonical(G_P.T @ theta), E.rationalize(lam[positive])) \

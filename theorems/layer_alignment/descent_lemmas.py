@@ -625,8 +625,8 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
     net = objective.model
     # Assumption 2 with margin: R(W(0)) < ℓ(0) strictly (R = ℓ(0) exactly, e.g. w_prod = 0, cannot be certified by
     # ball arithmetic)
-    admissible = np.array([satisfies_assumption2(objective, theta)
-                           and below(float(objective.value(theta)), loss_at_zero(objective.loss) - 1e-6)
+    ceiling = loss_at_zero(objective.loss) - 1e-6
+    admissible = np.array([satisfies_assumption2(objective, theta) and below(float(objective.value(theta)), ceiling)
                            for theta in starts])
     layers0 = net.matrices(starts)
     bounds = (np.array([initialization_constant([W[i] for W in layers0]) for i in range(len(starts))])

@@ -33,7 +33,7 @@ from numerics.flows import FlowStatus, GradientFlow, Trajectory
 from numerics.losses import Objective
 from numerics.newton import NewtonResult, damped_newton
 from numerics.tensor_network import LinearTensorNetwork
-from numerics.tolerances import above
+from numerics.tolerances import above, relative_scale
 from verify import Decision, criterion
 
 CLOSED_FORM_DEPTHS = (2, 3, 4)  # depths with q_L(s) in closed form
@@ -156,7 +156,7 @@ def symbolic_H_of_q(depth: int) -> sympy.Expr:
 
 def relative_gap(a: np.ndarray, b: np.ndarray) -> float:
     """max |a − b| / max(1, max |b|): the error measure of every limit comparison."""
-    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+    return float(np.max(np.abs(a - b)) / relative_scale(b))
 
 
 # -- criteria shared by the regression claims ----------------------------------------------------------------
