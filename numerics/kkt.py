@@ -56,7 +56,7 @@ from numerics.compiled_fields import margin_functions
 from numerics.exact import Exact
 from numerics.networks import Network, scalar_outputs
 from numerics.threads import one_thread
-from numerics.tolerances import relative_scale
+from numerics.tolerances import above, relative_scale
 from numerics.univariate import certified_sign
 
 Number = float | Exact
@@ -461,7 +461,7 @@ def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float
     if hessian is None:
         return SecondOrderResult("unsupported", exact, "no finite-difference step keeps the activation pattern",
                                  first)
-    signs = E.signs(lam) if exact else np.sign(np.where(lam > tol, lam, 0.0))
+    signs = E.signs(lam) if exact else np.sign(np.where(above(lam, tol), lam, 0.0))
     positive = [a for a in range(len(active)) if signs[a] > 0]
     larger = _critical_subspace(J[positive], exact)
     test = _curvature_on(hessian, larger, exact, tol)

@@ -181,3 +181,18 @@ def test_first_layer_zero_admissibility_needs_a_monotone_risk(monkeypatch) -> No
             risks=np.array(risks)))
         decision = flow_assumptions.first_layer_zero_admissible(Named("one", [(objective, np.zeros(3), True)]))
         assert decision.decision.holds is holds, risks
+
+
+def test_theorem2_draws_are_rejected_and_counted_by_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Theorem 2's random datasets: a draw with one support vector (Assumption 3 fails), one with a zero dual and
+    one with θ = 0.01 < 0.05 are each counted once under their reason; the next draw is used."""
+    from theorems.layer_alignment.common import Dataset, ds2, ds_degenerate
+    from verify.claim import Context, Profile
+
+    draws = iter([Dataset("one support vector", np.array([[1.0, 0.0], [2.0, 0.5]])), ds_degenerate(),
+                  Dataset("θ = 0.01", np.array([[0.5, 0.01], [0.5, -0.01]])), ds2()])
+    monkeypatch.setattr(flow_theorems, "ds_random", lambda rng, n, d: next(draws))
+    drawn = flow_theorems._theorem2_datasets(Context("align.thm2", Profile.QUICK, 1))
+    assert len(drawn.datasets) == 3 and drawn.datasets[-1].name == "DS2"
+    assert drawn.rejected == {"Assumption 3 fails": 1, "a support vector with dual ≤ 1e-8": 1,
+                              f"θ < {flow_theorems.THETA_FLOOR}": 1}

@@ -159,3 +159,19 @@ def test_a_claims_figures_do_not_depend_on_the_claims_run_before_it_in_the_proce
                                       check=True).stdout)
     run_claim(registry.get("margin.rem3.1"))
     assert json.loads(json.dumps(reported_figures(run_claim(registry.get("margin.lemC.6"))))) == fresh
+
+
+def test_patches_family_witness_interval_is_half_the_flip_point() -> None:
+    """Theorem 4.4's family: the ReLU curve keeps the second patch on while a√ε < (1 − ε)/√2, i.e. below
+    ε* = ((√(2a² + 4) − √2 a)/2)²; the document's ε0 sits about halfway (ε*/ε0 ∈ (1.8, 2.5)) for a = 1, 4, 100, so
+    the interval is neither past the flip nor needlessly short. The linear family keeps the file's ε0 = 1/4, inside
+    (0, 1/2) where ‖θ'‖² = 2 − ε/2 + ε² < 2."""
+
+    def eps_max(doc: dict) -> sympy.Rational:
+        return next(sympy.Rational(p["witness"]["eps_max"]) for p in doc["properties"] if "witness" in p)
+
+    for a in (1, 4, 100):
+        flip = ((sympy.sqrt(2 * a**2 + 4) - sympy.sqrt(2) * a) / 2) ** 2
+        ratio = float(flip / eps_max(C.patches_family_document(a)))
+        assert 1.8 < ratio < 2.5, (a, ratio)
+    assert eps_max(C.patches_family_document("1/2", "linear")) == sympy.Rational(1, 4)

@@ -266,6 +266,20 @@ def test_assumption1_on_float_targets() -> None:
     assert not satisfies_assumption1(np.array([[1.0, 0.0], [0.0, 1.0 + 1e-9]]))  # not unit
 
 
+def test_assumption2_on_float_inputs() -> None:
+    """The float encoding of Assumption 2 agrees with the angle: obtuse unit inputs only, both ends excluded."""
+    from theorems.rank_minimization.two_point_setting import satisfies_assumption2
+
+    def at(angle: float) -> np.ndarray:
+        return np.array([[1.0, 0.0], [np.cos(angle), np.sin(angle)]])
+
+    assert satisfies_assumption2(at(2.0))  # ∠ = 2 rad ∈ (π/2, π)
+    assert not satisfies_assumption2(at(1.0))  # acute
+    assert not satisfies_assumption2(np.array([[1.0, 0.0], [0.0, 1.0]]))  # orthogonal: x_1ᵀx_2 = 0
+    assert not satisfies_assumption2(np.array([[1.0, 0.0], [-1.0, 0.0]]))  # antiparallel: x_1ᵀx_2 = −1
+    assert not satisfies_assumption2(2 * at(2.0))  # obtuse but not unit
+
+
 def test_the_gpu_profile_estimates_pr_e_to_its_stated_width() -> None:
     """Thm 3's gpu-profile sample size gives a Clopper–Pearson interval at most CI_WIDTH wide at CONFIDENCE for any
     Pr[E] (the worst case p = 1/2), and CI_WIDTH is the 0.003 the claim's detail promises."""

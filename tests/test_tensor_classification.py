@@ -21,6 +21,7 @@ from theorems.tensor_networks.classification_flow import (
 from theorems.tensor_networks.classification_single_point import (
     margin_gap,
     printed_conditions,
+    separated_spectrum,
     small_filter_prediction,
     small_filter_svd,
     tau_time_defects,
@@ -184,3 +185,13 @@ def test_remark2_invariance_is_required_on_every_branch_of_the_curve() -> None:
     assert not holds(_W2**2 - _W1**2) and not holds(_W1**2 - _W2**2)
     assert "on w_2 = w1: " in invariant_and_stuck(_W2**2 - _W1**2).decision.detail
     assert not holds(_W1**2 + _W2**2 + 1)
+
+
+def test_theorem3_instances_need_a_separated_or_tied_top_spectrum() -> None:
+    """s_2/s_1 ≤ 0.8 with s_2 the largest value below the top: at 0.8 exactly it qualifies, above it not; a
+    spectrum tied at the top throughout (no s_2) qualifies, and a tie at the top reads the next value down."""
+    assert separated_spectrum(np.array([1.0, 0.8]))
+    assert not separated_spectrum(np.array([1.0, 0.81]))
+    assert separated_spectrum(np.array([2.0, 2.0, 2.0]))
+    assert separated_spectrum(np.array([0.5, 2.0, 2.0 * (1 + 1e-12)]))
+    assert not separated_spectrum(np.array([2.0, 2.0, 1.9]))

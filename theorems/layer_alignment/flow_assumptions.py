@@ -384,6 +384,11 @@ def _constant_without_gaps(layers: list[np.ndarray]) -> float:
     return max(squares) - squares[-1]
 
 
+def _constant_lowered(layers: list[np.ndarray]) -> float:
+    """A wrong D for the control at the tolerance's edge: D − 1e-9."""
+    return initialization_constant(layers) - 1e-9
+
+
 @criterion("D ≥ 0 and D_k ≤ D (to 1e-12) on every init")
 def constant_bounds(inits: Named, constant):
     worst_sign, worst_order = np.inf, np.inf
@@ -442,6 +447,9 @@ def check_def_D(ctx: Context) -> None:
                 "Gaussian layers", conclusion=nonnegative)
     ctx.control("D without the gap terms", constant_bounds(named, _constant_without_gaps),
                 "the sum of ‖A_(k,k+1)‖_2 dropped from D: D_k ≤ D fails")
+    ctx.control("D lowered by 1e-9", constant_bounds(named, _constant_lowered),
+                "D − 1e-9: D_k ≤ D fails by 1e-9 (above the 1e-12 rounding allowance) where W_1 has the largest "
+                "norm, so D_1 = D")
 
 
 # -- align.rem.A-init -------------------------------------------------------------------------------------------

@@ -252,14 +252,15 @@ def diagonal_family_document(second: Any) -> dict[str, Any]:
 
 def patches_family_document(a: Any, activation: str = "relu") -> dict[str, Any]:
     """Theorem 4.4 with x = (a, 1/√2, −a, 1/√2), a ≥ 1 (the paper's a = 4): θ̃ = [w = (0, 1), v = (1/√2, 1/√2)]
-    and the paper's curve (linear margin 1 + (a − 1)ε; for ReLU ε0 keeps −a√ε + (1 − ε)/√2 > 0)."""
+    and the paper's curve: margin 1 + (a − 1)ε for the linear network and ‖θ'‖² = 2 − ε/2 + ε², so the file's
+    ε0 = 1/4 serves every a; for ReLU ε0 = 1/(4(a² + 1)) keeps the second patch on (−a√ε + (1 − ε)/√2 > 0)."""
     a = sympy.Rational(a)
     out = document("thm4.4-relu" if activation == "relu" else "thm4.4-linear")
     out["data"]["inputs"] = [[str(a), "1/sqrt(2)", str(-a), "1/sqrt(2)"]]
-    eps_max = sympy.Rational(1, 2) if activation == "linear" else 1 / (4 * (a**2 + 1))  # < ε where the sign flips
-    for prop in out["properties"]:
-        if "witness" in prop:
-            prop["witness"]["eps_max"] = str(eps_max)
+    if activation == "relu":
+        for prop in out["properties"]:
+            if "witness" in prop:
+                prop["witness"]["eps_max"] = str(1 / (4 * (a**2 + 1)))
     return out
 
 

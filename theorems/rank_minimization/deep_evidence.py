@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from numerics.metrics import spectral_norm
-from numerics.networks import fully_connected, scalar_outputs
+from numerics.networks import Network, fully_connected, scalar_outputs
 from numerics.tolerances import at_most
 from theorems.rank_minimization.criteria import identities
 from theorems.rank_minimization.deep_common import (
@@ -155,34 +155,57 @@ def smallest_singular_value(W: np.ndarray) -> float:
     return float(np.linalg.svd(W, compute_uv=False)[-1])
 
 
-@criterion("|N(x)| ≤ ‖x‖ Π_l norm(W_l) ≤ ‖x‖ ((1/k') Σ_l norm(W_l))^k' on random ReLU networks (up to 1e-12)")
+CHAIN_TOLERANCE = 1e-12  # both inequalities of the chain, relative to the bound
+_SHARP_UNITS = (np.array([0.6, 0.8]), np.array([0.8, 0.6]), np.array([0.6, 0.8]))  # nonnegative unit vectors
+
+
+def _sharp_network(scale: float = 1.5) -> tuple[Network, np.ndarray, np.ndarray]:
+    """A ReLU network on which both inequalities are equalities: W_l = c u_l u_(l−1)ᵀ (l = 1, 2) and W_3 = c u_2ᵀ
+    with nonnegative unit u_l, so every layer has ‖W_l‖σ = c, no ReLU is cut on x = u_0 and N(x) = c³ = ‖x‖Π‖W_l‖σ."""
+    u0, u1, u2 = _SHARP_UNITS
+    net = fully_connected([2, 2, 2, 1])
+    layers = [scale * np.outer(u1, u0), scale * np.outer(u2, u1), scale * u2[None, :]]
+    return net, net.join(layers), u0[None, :]
+
+
+@criterion("|N(x)| ≤ ‖x‖ Π_l norm(W_l) ≤ ‖x‖ ((1/k') Σ_l norm(W_l))^k' on random ReLU networks and one where both "
+           "are equalities (up to 1e-12 relative)")
 def lipschitz_chain(norm: Callable[[np.ndarray], float], seed: int, samples: int) -> Decision:
-    """max over random ReLU networks and inputs of |N(x)| / (‖x‖ Π_l norm(W_l)) and of
-    Π_l norm(W_l) / ((1/k') Σ_l norm(W_l))^{k'} (both ≤ 1 for the spectral norm: 1-Lipschitz ReLU, AM–GM)."""
+    """max over random ReLU networks and inputs, and a network where both are equalities (_sharp_network), of
+    |N(x)| / (‖x‖ Π_l norm(W_l)) and of Π_l norm(W_l) / ((1/k') Σ_l norm(W_l))^{k'} (both ≤ 1 for the spectral
+    norm: 1-Lipschitz ReLU, AM–GM; both 1 on the sharp network)."""
     rng = np.random.default_rng(seed)
     worst_lipschitz = worst_am_gm = 0.0
     outputs, products, means = [], [], []
+    cases = []
     for _ in range(samples):
         depth = int(rng.integers(2, 6))
         widths = [int(w) for w in rng.integers(1, 6, size=depth)] + [1]
         net = fully_connected(widths)
-        theta = rng.normal(size=net.n_params) * rng.uniform(0.2, 3.0)
-        x = rng.normal(size=(1, widths[0]))
+        cases.append((net, rng.normal(size=net.n_params) * rng.uniform(0.2, 3.0), rng.normal(size=(1, widths[0]))))
+    cases.append(_sharp_network())
+    for net, theta, x in cases:
         norms = np.array([norm(W) for W in net.matrices(theta)])
         product = float(np.prod(norms))
         output = abs(float(net.forward(theta, x)[0, 0]))
         ratio = output / (np.linalg.norm(x) * product)
         worst_lipschitz = max(worst_lipschitz, float(ratio))
-        worst_am_gm = max(worst_am_gm, product / float(np.mean(norms)) ** depth)
+        worst_am_gm = max(worst_am_gm, product / float(np.mean(norms)) ** norms.size)
         outputs.append(output)
         products.append((float(np.linalg.norm(x)) * product, product))
-        means.append(float(np.mean(norms)) ** depth)
-    holds = at_most(worst_lipschitz, 1 + 1e-12) and at_most(worst_am_gm, 1 + 1e-12)
-    return Decision(bool(holds), f"{samples} networks (depth 2–5, widths 1–5): max |N(x)|/(‖x‖Π norm) = "
-                    f"{worst_lipschitz:.4f}, max Π norm/(mean norm)^k' = {worst_am_gm:.4f} (pass if ≤ 1 + 1e-12)",
+        means.append(float(np.mean(norms)) ** norms.size)
+    holds = at_most(worst_lipschitz, 1 + CHAIN_TOLERANCE) and at_most(worst_am_gm, 1 + CHAIN_TOLERANCE)
+    return Decision(bool(holds), f"{samples} networks (depth 2–5, widths 1–5) and one where both are equalities: "
+                    f"max |N(x)|/(‖x‖Π norm) = {worst_lipschitz:.13g}, max Π norm/(mean norm)^k' = "
+                    f"{worst_am_gm:.13g} (pass if ≤ 1 + {CHAIN_TOLERANCE:g})",
                     {"max_lipschitz_ratio": worst_lipschitz, "max_am_gm_ratio": worst_am_gm, "samples": samples},
                     (tightness("|N(x)| ≤ ‖x‖ Π_l ‖W_l‖", outputs, [scaled for scaled, _ in products]),
                      tightness("Π_l ‖W_l‖ ≤ ((1/k') Σ_l ‖W_l‖)^k' (AM–GM)", [p for _, p in products], means)))
+
+
+def understated_spectral_norm(W: np.ndarray) -> float:
+    """A wrong norm for the control at the tolerance's edge: ‖W‖σ (1 − 1e-9)."""
+    return spectral_norm(W) * (1 - 1e-9)
 
 
 FINAL_ALGEBRA = identities("bound/k' minus the printed per-layer bound vanishes identically")
@@ -211,6 +234,8 @@ def final_step_evidence(ctx: Context, problem: Problem, samples: int, algebra: s
                 "AM–GM (second)", conclusion=chain)
     ctx.control("σ_min in place of ‖·‖σ", lipschitz_chain(smallest_singular_value, seed, samples),
                 "the same chain with the smallest singular value fails")
+    ctx.control("‖·‖σ understated by 1e-9", lipschitz_chain(understated_spectral_norm, seed, samples),
+                "the sharp network's |N(x)| exceeds ‖x‖Π(1 − 1e-9)‖W_l‖σ by about 3e-9, above the 1e-12 allowance")
 
 
 # the bounds of the certificate, in words: Eq. (3)/(7) (the conclusion) and Eq. (18)/(20) (its norm hypothesis)
