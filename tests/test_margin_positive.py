@@ -175,3 +175,16 @@ def test_patches_family_witness_interval_is_half_the_flip_point() -> None:
         ratio = float(flip / eps_max(C.patches_family_document(a)))
         assert 1.8 < ratio < 2.5, (a, ratio)
     assert eps_max(C.patches_family_document("1/2", "linear")) == sympy.Rational(1, 4)
+
+
+def test_kkt_identities_refuse_a_point_that_is_not_kkt() -> None:
+    """The identities are consequences of stationarity: on Theorem 3.2's θ̃ plus a dead neuron with non-zero
+    weights (feasible, exact, not stationary) they are refused, not computed."""
+    from theorems.margin_maximization.constructions import NOT_KKT
+    from theorems.margin_maximization.derived import kkt_identities
+
+    c = C.construction("thm3.2")
+    theta = c.model.join([to_exact(layer) for layer in NOT_KKT])
+    with pytest.raises(ValueError, match="not an exact KKT point: not_kkt"):
+        kkt_identities(c.model, theta, c.X, c.Y)
+    assert kkt_identities(c.model, c.theta, c.X, c.Y).euler

@@ -62,13 +62,16 @@ FIG_U1 = "‖u1(t)‖ → ∞ and u1(t)/‖u1(t)‖ → (0, 1)"
 FIG_U2 = "u2(t) = u2(0) for all t, so u2(t)/‖θ(t)‖ → 0"
 
 
-@criterion("u(t) constant bit for bit and ‖u‖/‖θ‖ < 1e-2 at the end")
-def FROZEN_PRODUCT(u: np.ndarray, final_norm: float) -> Decision:
+FROZEN_RATIO = 1e-2  # ‖u2‖/‖θ‖ read at the end of the flow
+
+
+@criterion("u(t) constant bit for bit and ‖u‖/‖θ‖ < 1e-2 where read")
+def FROZEN_PRODUCT(u: np.ndarray, norm: float) -> Decision:
     constant = bool(np.all(u == u[0]))
-    ratio = float(np.linalg.norm(u[-1]) / final_norm)
-    ok = bool(constant and ratio < 1e-2)
-    return Decision(ok, f"constant: {constant}; ‖u‖/‖θ‖ = {ratio:.2e} at the end (threshold "
-                    "1e-2)", {"constant": constant, "u_over_norm": ratio})
+    ratio = float(np.linalg.norm(u[-1]) / norm)
+    ok = bool(constant and ratio < FROZEN_RATIO)
+    return Decision(ok, f"constant: {constant}; ‖u‖/‖θ‖ = {ratio:.2e} (threshold {FROZEN_RATIO:g})",
+                    {"constant": constant, "u_over_norm": ratio})
 
 
 # Angles below this are not resolved by the flow (rtol C.FLOW_RTOL): past ‖θ‖ ≈ 3.5 the angle of u1 is rounding
@@ -90,8 +93,9 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
         return Decision(None, f"{int(resolved.sum())} states with ‖θ‖ ≥ {TURN_START:g} and an angle above the "
                         f"flow's resolution {ANGLE_RESOLUTION:g}: too few to fit a rate", figures)
     rate = fit_rate(norms[resolved], angles[resolved]).exponent
-    return Decision(bool(increasing and below(angles[-1], 1e-6) and rate < -1),
-                    f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {angles[-1]:.2e} rad "
+    final_angle = figures["final_angle"]
+    return Decision(bool(increasing and below(final_angle, 1e-6) and rate < -1),
+                    f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {final_angle:.2e} rad "
                     f"(threshold 1e-6), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
                     f"(‖θ‖ ∈ [{norms[resolved][0]:.3g}, {norms[resolved][-1]:.3g}], angle > {ANGLE_RESOLUTION:g}; "
                     "threshold exponent −1)", {**figures, "angle_exponent": rate})
@@ -259,3 +263,8 @@ def check_fig1(ctx: Context) -> None:
         # controls: the same criteria with the neurons' roles swapped
         ctx.control(f"{loss}: u2 turning to (0, 1)", TURNS(u2, reference, norms), "the other neuron: u1 → u2")
         ctx.control(f"{loss}: u1 constant", FROZEN_PRODUCT(u1, norms[-1]), "the other neuron: u2 → u1")
+        ctx.control(f"{loss}: u2/‖θ‖ read at the start", FROZEN_PRODUCT(u2, norms[0]),
+                    "read at ‖θ(0)‖ instead of the end: u2 is constant but not yet small against ‖θ‖")
+        shrinking = u1 / np.sum(u1**2, axis=1, keepdims=True)
+        ctx.control(f"{loss}: u1/‖u1‖² turning to (0, 1)", TURNS(shrinking, reference, norms),
+                    "the same direction with length 1/‖u1‖: it turns to (0, 1) but does not grow")

@@ -185,7 +185,8 @@ def UNIT_IDENTITY(architecture: str, act: str) -> Decision:
     tests = network_identities(net, relu_region() if act == "relu" else linear_activation, units=True)
     units = {k: t for k, t in tests.items() if k.startswith("unit")}
     failed = [k for k, t in units.items() if not t.holds]
-    return Decision(not failed, f"{len(units)} units" + (f"; failed: {failed}" if failed else ""))
+    return Decision(not failed, f"{len(units)} units, input dimension {net.d_in}"
+                    + (f"; failed: {failed}" if failed else ""))
 
 
 @claim(
