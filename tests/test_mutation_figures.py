@@ -29,6 +29,12 @@ def _result(figures: dict, detail: str = "d") -> ClaimResult:
 def test_reported_figures_leave_timings_out_and_keep_what_the_report_shows() -> None:
     shown = reported_figures(_result({"rate": 0.5, "seconds": 3.0, "cpu_seconds": 2.0, "wall": 1.0, "steps": 7}))
     assert shown == {"0 bound": {"passed": True, "figures": {"rate": 0.5, "steps": 7}, "detail": "d"}}
+    # the criterion text and its arguments are shown under the item, so they count too
+    item = Evidence("bound", EvidenceKind.NUMERIC, Role.SUPPORT, True, "d", criterion="gap ≤ 10× the error",
+                    arguments={"runs": "3 flows"})
+    shown = reported_figures(ClaimResult("x.claim", Verdict.CONFIRMED, Verdict.CONFIRMED, 1.0, (item,)))
+    assert shown["0 bound"]["criterion"] == "gap ≤ 10× the error"
+    assert shown["0 bound"]["arguments"] == {"runs": "3 flows"}
 
 
 def test_figure_change_names_the_first_difference() -> None:
