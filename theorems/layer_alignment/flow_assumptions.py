@@ -546,7 +546,8 @@ def check_rem_a_init(ctx: Context) -> None:
                     both[:net.sizes[0] + net.sizes[1]] = 0.0  # W_1 = W_2 = 0: the product W_3W_2 vanishes too
                     stuck.append((objective, both, loss == "logistic"))
     ctx.support("random instances", "numeric",
-                first_layer_zero_admissible(Named(f"{len(cases)} random inits with W_1(0) = 0", cases)),
+                first_layer_zero_admissible(Named(f"{len(cases)} random inits with W_1(0) = 0 on "
+                                                  f"{', '.join(data.name for data in datasets)}", cases)),
                 "random Gaussian layers above W_1, 4 data sets × 2 losses", conclusion=instances)
     ctx.control("also W_L⋯W_2 = 0", first_layer_zero_admissible(Named(f"{len(stuck)} inits with W_1 = W_2 = 0",
                                                                        stuck)),
