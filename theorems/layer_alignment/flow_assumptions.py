@@ -277,7 +277,8 @@ def generic_support(data_sets: Named, excess: int):
 def constant_along(run: Named, direction: np.ndarray):
     values = np.array([s.layers[0] @ direction for s in run.value.states])
     drift = float(np.max(np.abs(values - values[0])))
-    return at_most(drift, 1e-9), f"max drift {drift:.3g} (threshold 1e-9)", {"max_drift": drift}
+    limit = 1e-9
+    return at_most(drift, limit), f"max drift {drift:.3g} (threshold {limit:g})", {"max_drift": drift}
 
 
 

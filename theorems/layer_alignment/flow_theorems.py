@@ -693,8 +693,9 @@ def p3_holds(runs: Named, layer: int):
     if not errors:
         return Decision(None, "no checkpoint to compare")
     worst = max(errors)
-    return at_most(worst, 1e-12), f"max relative error {worst:.3g} over {len(errors)} checkpoints (threshold 1e-12)", \
-        {"max_relative_error": worst}
+    limit = 1e-12
+    return at_most(worst, limit), f"max relative error {worst:.3g} over {len(errors)} checkpoints (threshold " \
+        f"{limit:g})", {"max_relative_error": worst}
 
 
 @criterion("(P4) factor·∏σ_k ≥ ‖w_prod‖ and ∏F_k ≥ ∏σ_k at every checkpoint (relative slack ≥ −1e-12); "
@@ -819,7 +820,8 @@ def balanced_on_region(widths: tuple[int, ...], masked: bool):
 @criterion("the rate of the quantity vanishes (relative ≤ 1e-12) at every sampled point of random ReLU networks")
 def rate_vanishes(defect: Callable, samples: Named):
     worst = max(defect(net, objective, theta) for net, objective, theta in samples.value)
-    return at_most(worst, 1e-12), f"max relative rate {worst:.3g} (threshold 1e-12)", {"max_relative_rate": worst}
+    limit = 1e-12
+    return at_most(worst, limit), f"max relative rate {worst:.3g} (threshold {limit:g})", {"max_relative_rate": worst}
 
 
 
@@ -894,7 +896,8 @@ def rank_one_identity_holds(identity: Callable, matrices: Named):
                                        for j in range(W.shape[1])))
             value = identity(max(S) / frobenius)
         worst = max(worst, abs(float(distance - value)), abs(rank_one_distance(W) - float(value)))
-    return at_most(worst, 1e-12), f"max abs error {worst:.3g} (threshold 1e-12)", {"max_abs_error": worst}
+    limit = 1e-12
+    return at_most(worst, limit), f"max abs error {worst:.3g} (threshold {limit:g})", {"max_abs_error": worst}
 
 
 @criterion(f"an angle formula against {ANGLE_DIGITS}-digit references for angles 1e-3 … 1e-12 rad: relative error ≤ "

@@ -78,9 +78,11 @@ def FROZEN_PRODUCT(u: np.ndarray, norm: float) -> Decision:
 # noise of 1e-17 to 1e-12 whose fitted trend depends on the machine's arithmetic, not on the flow.
 ANGLE_RESOLUTION = 100 * C.FLOW_RTOL
 TURN_START = 2.0  # ‖θ‖ past the initial transient
+FINAL_ANGLE = 1e-6  # ∠(u1, (0, 1)) at the end of the flow, rad
 
 
-@criterion("‖u(t)‖ increases, ∠(u, reference) < 1e-6 rad at the end, falling faster than 1/‖θ‖ from ‖θ‖ = 2 while "
+@criterion(f"‖u(t)‖ increases, ∠(u, reference) < {FINAL_ANGLE:g} rad at the end, falling faster than 1/‖θ‖ from "
+           f"‖θ‖ = {TURN_START:g} while "
            "resolved (angle > 100·rtol of the flow; at least 5 such states)")
 def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
     lengths = np.linalg.norm(u, axis=1)
@@ -94,9 +96,9 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
                         f"flow's resolution {ANGLE_RESOLUTION:g}: too few to fit a rate", figures)
     rate = fit_rate(norms[resolved], angles[resolved]).exponent
     final_angle = figures["final_angle"]
-    return Decision(bool(increasing and below(final_angle, 1e-6) and rate < -1),
+    return Decision(bool(increasing and below(final_angle, FINAL_ANGLE) and rate < -1),
                     f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {final_angle:.2e} rad "
-                    f"(threshold 1e-6), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
+                    f"(threshold {FINAL_ANGLE:g}), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
                     f"(‖θ‖ ∈ [{norms[resolved][0]:.3g}, {norms[resolved][-1]:.3g}], angle > {ANGLE_RESOLUTION:g}; "
                     "threshold exponent −1)", {**figures, "angle_exponent": rate})
 

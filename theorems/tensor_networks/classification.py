@@ -439,8 +439,9 @@ def z_space_solution(X: np.ndarray, y: np.ndarray, transform: np.ndarray, refere
     if solution.status != "solved":
         return Decision(None, f"SOCP status {solution.status}")
     gap = float(np.max(np.abs(solution.solution - reference)) / np.max(np.abs(reference)))
-    close = at_most(gap, 1e-6)
-    return Decision(close, f"relative gap {gap:.3g} ({'≤' if close else '>'} 1e-6)",
+    limit = 1e-6
+    close = at_most(gap, limit)
+    return Decision(close, f"relative gap {gap:.3g} ({'≤' if close else '>'} {limit:g})",
                     {"relative_gap": gap})
 
 
@@ -1083,8 +1084,10 @@ def conserved_along(moduli: np.ndarray, quantities: np.ndarray, lam: float) -> D
     gaps = quantities[:, :-1] - quantities[:, -1:]
     drift = float(np.max(np.abs(gaps - gaps[0])) / np.max(moduli))
     floor = float(np.min(moduli[:, :-1]) / lam)
-    holds = at_most(drift, 1e-9) and at_least(floor, 1 - 1e-9)
-    return Decision(holds, f"relative drift {drift:.3g} (≤ 1e-9?), min |η_l|²/λ = {floor:.6g} (≥ 1?)",
+    drift_limit, floor_limit = 1e-9, 1 - 1e-9
+    holds = at_most(drift, drift_limit) and at_least(floor, floor_limit)
+    return Decision(holds, f"relative drift {drift:.3g} (≤ {drift_limit:g}?), min |η_l|²/λ = {floor:.6g} "
+                    f"(≥ {floor_limit:.10g}?)",
                     {"max_relative_drift": drift, "min_modulus_over_lambda": floor},
                     tightness("|[U_l^T v_l(t)]_j|² ≥ α²λ (l < L)", moduli[:, :-1], lam, sense="lower"))
 
@@ -1325,7 +1328,8 @@ def differential_inequality(runs: tuple[LossBoundRun, ...], power: int) -> Decis
 @criterion("max_t L(t)/B(t) ≤ 1 + 1e-9 in every run (B the bound of the given form)")
 def bound_holds(runs: tuple[LossBoundRun, ...], form: str) -> Decision:
     worst = max(float(np.max(run.losses[1:] / getattr(run, form)[1:])) for run in runs)
-    return Decision(at_most(worst, 1 + 1e-9), f"largest ratio {worst:.9g} (≤ 1 + 1e-9?)", {"max_ratio": worst},
+    limit = 1 + 1e-9
+    return Decision(at_most(worst, limit), f"largest ratio {worst:.9g} (≤ {limit:.10g}?)", {"max_ratio": worst},
                     loss_bound_tightness(runs, form))
 
 

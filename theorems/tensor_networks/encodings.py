@@ -707,7 +707,8 @@ def convolution_decomposes_float(sizes: tuple[tuple[int, int], ...], conjugate: 
         if not conjugate:
             decomposition = Decomposition(decomposition.S, tuple(U.conj() for U in decomposition.U))
         worst = max(worst, decomposition_defect(convolutional_tensor(d, [d] * (depth - 1)), decomposition)["tensor"])
-    return Decision(at_most(worst, 1e-13), f"max error {worst:.3g} (≤ 1e-13?)", {"max_error": worst})
+    limit = 1e-13
+    return Decision(at_most(worst, limit), f"max error {worst:.3g} (≤ {limit:g}?)", {"max_error": worst})
 
 
 @criterion("the unfolding products M_(l)(e_a) M_(l)(e_b)ᵀ do not all commute (exact, integer data tensor)")
@@ -793,7 +794,8 @@ def dft_real_even_float(symmetry: str, seed: int) -> Decision:
         basis = even_basis(d) if symmetry == "even" else _half_sample_basis(d)
         y = dft_matrix(d) @ (basis @ rng.normal(size=basis.shape[1]))
         worst = max(worst, float(np.max(np.abs(y.imag))), float(np.max(np.abs(y - mirror(y)))))
-    return Decision(at_most(worst, 1e-13), f"max error {worst:.3g} over d = {dims[0]}..{dims[-1]} (≤ 1e-13?)",
+    limit = 1e-13
+    return Decision(at_most(worst, limit), f"max error {worst:.3g} over d = {dims[0]}..{dims[-1]} (≤ {limit:g}?)",
                     {"max_error": worst})
 
 

@@ -98,7 +98,8 @@ def loss_bound_73(runs: Records, factor: float) -> Decision:
         worst = max(worst, float(np.max(exponent / decay)))  # the decision and the tightness read the same arrays
         exponents.append(exponent)
         decays.append(decay)
-    return Decision(at_most(worst, 1 + 1e-6), f"max of bound exponent / measured decay = {worst:.4g} (≤ 1 + 1e-6)",
+    limit = 1 + 1e-6  # the flow's integration error in the measured decay
+    return Decision(at_most(worst, limit), f"max of bound exponent / measured decay = {worst:.4g} (≤ {limit:.7g})",
                     {"max_exponent_over_decay": worst},
                     tightness("(73): L(t) ≤ L(0) exp(−2α²λ‖s‖²t), as exponents 2α²λ‖s‖²t ≤ ln(L(0)/L(t))",
                               np.concatenate(exponents), np.concatenate(decays)))
