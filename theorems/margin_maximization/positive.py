@@ -97,6 +97,19 @@ def check_thm31(ctx: Context) -> None:
     record_saddle(ctx, "Theorem 3.1", THM31_PRINTED)
 
 
+def cosines_to(predictors: list[np.ndarray], direction: np.ndarray) -> tuple[float, ...]:
+    """cos∠(β, direction) for each predictor β."""
+    return tuple(float(np.cos(angle(beta, direction))) for beta in predictors)
+
+
+def turned(direction: np.ndarray, radians: float) -> np.ndarray:
+    """``direction`` turned by ``radians`` towards the first basis vector orthogonal to it."""
+    unit = direction / np.linalg.norm(direction)
+    other = np.eye(unit.size)[int(np.argmin(np.abs(unit)))]
+    other = other - (other @ unit) * unit
+    return np.cos(radians) * unit + np.sin(radians) * other / np.linalg.norm(other)
+
+
 def fully_connected_limits(ctx: Context, depths: list[int], losses: tuple[str, ...]) -> list[dict]:
     """Gradient-flow limits of random fully-connected linear networks against m‖u*‖^(2/m)."""
     rng = ctx.rng("instances")
@@ -113,10 +126,11 @@ def fully_connected_limits(ctx: Context, depths: list[int], losses: tuple[str, .
             path, _ = found
             reference = depth * svm.norm ** (2 / depth)
             gaps = [abs(p.cost - reference) / reference for p in path]
-            cosines = tuple(float(np.cos(angle(scalar_outputs(net, p.final, np.eye(4)), svm.solution))) for p in path)
+            predictors = [scalar_outputs(net, p.final, np.eye(4)) for p in path]
             rows.append({"depth": depth, "loss": loss, "reached": P.below_threshold(net, X, y, loss, path[0].final),
-                         "gaps": gaps, "reference": reference, "cost": path[-1].cost,
-                         "cosines": cosines, "svm": svm.status})
+                         "gaps": gaps, "reference": reference, "cost": path[-1].cost, "predictors": predictors,
+                         "cosines": cosines_to(predictors, svm.solution), "u_star": svm.solution,
+                         "svm": svm.status})
     return rows
 
 
@@ -150,6 +164,16 @@ def check_thm31_corrected(ctx: Context) -> None:
         ctx.support(f"{name}: predictor direction", "numeric", ALIGNED(row["cosines"], COSINE_TOLERANCE),
                     "cos∠(β, u*) of the flow's predictor and the hard-margin SVM at ‖θ‖ = 100, 300",
                     conclusion=THM31_LIMIT)
+    reached = [row for row in rows if row["reached"]]
+    if reached:
+        rising = max(reached, key=lambda row: row["cosines"][-1] - row["cosines"][0])
+        ctx.control("the predictor direction against u* turned by 0.1 rad",
+                    ALIGNED(cosines_to(rising["predictors"], turned(rising["u_star"], 0.1)), COSINE_TOLERANCE),
+                    f"wrong limit: u* of depth {rising['depth']}, {rising['loss']} turned by 0.1 rad")
+        ctx.control("the predictor direction read from the last norm back",
+                    ALIGNED(rising["cosines"][::-1], COSINE_TOLERANCE),
+                    f"the norms in reverse order (depth {rising['depth']}, {rising['loss']}, the row whose cosine "
+                    "rises most): a direction moving away from u* at the end")
     # control: a diagonal linear network (not fully connected) — its limit is measured against the same reference
     rng = ctx.rng("control")
     X, y = teacher_data(rng, 8, 4)

@@ -451,7 +451,8 @@ def record_flow(ctx: Context, where: str, case: Perturbed, conclusion: str) -> N
                 {"settling": case.settling, "R": case.notes["R_flow"]}, conclusion=conclusion)
 
 
-@criterion("the bounded coordinate at the end of the flow is within 1e-2 (relative) of its closed-form value")
+@criterion(f"the bounded coordinate at the end of the flow is within {PLATEAU_TOLERANCE:g} (relative) of its "
+           "closed-form value")
 def PLATEAU(reached: float, closed_form: float) -> Decision:
     ratio = reached / closed_form
     return Decision(at_most(abs(ratio - 1), PLATEAU_TOLERANCE), f"reached / closed form = {ratio:.5f} (threshold "
@@ -575,5 +576,11 @@ def check_rem32_corrected(ctx: Context) -> None:
         else:
             record_robust(ctx, case, RC_PROPERTIES, RC_FLOWS)
     record_controls(ctx, cases, RC_PROPERTIES, RC_PROPERTIES)
+    knife = [case for case in cases if "plateau_reached" in case.notes]
+    if knife:
+        case = knife[0]
+        ctx.control(f"Thm {case.theorem}, δ = {case.size:g}: the bounded coordinate against 1.03 × its closed form",
+                    PLATEAU(case.notes["plateau_reached"], 1.03 * case.notes["plateau"]),
+                    "wrong constant: the closed-form plateau × 1.03")
     C.control_property(ctx, "unperturbed Theorem 5.1 (m = 3): 'a global minimum'", C.source("thm5.1-depth3"),
                        "global_optimum", True, "unperturbed inputs (δ = 0)")
