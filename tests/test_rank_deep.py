@@ -134,6 +134,24 @@ def test_certificate_separates_the_construction_from_a_high_norm_interpolant() -
     assert not infeasible.feasible and not infeasible.hypotheses
 
 
+def test_certificate_is_asserted_only_on_balanced_candidates() -> None:
+    """The proof's hypotheses: the construction rescaled by 2 and 1/2 in two layers computes the same function
+    (feasible) but is not balanced, so Eq. (3) is not asserted on it, with or without the norm hypothesis."""
+    from theorems.rank_minimization.deep_evidence import certificate_on_candidates
+
+    teacher = D.absolute_sum_teacher()
+    X = D.circle_inputs(8, 0.3)
+    y = np.asarray(D.backend.to_float(teacher.outputs(X)))
+    layers = [np.asarray(D.backend.to_float(W)) for W in D.construction("interpolation", teacher, 6)]
+    rescaled = [2.0 * layers[0], 0.5 * layers[1], *layers[2:]]
+    assert not D.certificate("interpolation", rescaled, X, y, 2.0, 2).balanced
+    candidates = [(len(layers), layers), (len(layers), rescaled)]
+    for require in (True, False):
+        decision = certificate_on_candidates("interpolation", candidates, X, y, 2.0, 2,
+                                             require_norm_bound=require).decision
+        assert decision.holds and decision.figures["asserted"] == 1
+
+
 def test_summary_of_local_solutions() -> None:
     teacher = D.absolute_sum_teacher()
     X = D.circle_inputs(8, 0.3)

@@ -259,11 +259,11 @@ def check_thm1(ctx: Context) -> None:
 
 def private_neuron_layer(X: np.ndarray, hidden: int, rng: np.random.Generator) -> np.ndarray:
     """An exact hidden layer where neuron j is active on x_j alone (w_jᵀx_l = 2δ_jl − 1) and the remaining neurons
-    are random integer vectors (Lemma 2's hypothesis; X square and invertible)."""
-    n = X.shape[0]
-    inverse = sympy.Matrix(X).inv()
-    rows = [list(inverse * sympy.Matrix([1 if k == j else -1 for k in range(n)])) for j in range(n)]
-    rows += [[sympy.Integer(int(v)) for v in rng.integers(-3, 4, size=n)] for _ in range(hidden - n)]
+    are random integer vectors (Lemma 2's hypothesis; X of full row rank: n independent points in R^d, d ≥ n)."""
+    n, d = X.shape
+    right_inverse = sympy.Matrix(X).pinv()  # X X^† = I for full row rank
+    rows = [list(right_inverse * sympy.Matrix([1 if k == j else -1 for k in range(n)])) for j in range(n)]
+    rows += [[sympy.Integer(int(v)) for v in rng.integers(-3, 4, size=d)] for _ in range(hidden - n)]
     return np.array(rows, dtype=object)
 
 
@@ -277,10 +277,10 @@ def pseudo_inverse_interpolates(instances: list[tuple[np.ndarray, np.ndarray, np
         network = fully_connected([X.shape[1], W.shape[0], Y.shape[1]])
         residual = network.forward(np.concatenate([W.ravel(), V.ravel()]), X) - Y
         fits += not np.any(E.signs(E.canonical(residual)))
-    shapes = "; ".join(f"{n}, {h}, {o}" for n, h, o in sorted({(X.shape[0], W.shape[0], Y.shape[1])
-                                                             for X, Y, W in instances}))
+    shapes = "; ".join(f"{n}, {d}, {h}, {o}" for n, d, h, o in sorted({(*X.shape, W.shape[0], Y.shape[1])
+                                                                       for X, Y, W in instances}))
     return Decision(fits == len(instances), f"{fits} of {len(instances)} instances interpolated exactly "
-                    f"(inputs, hidden width, outputs: {shapes})",
+                    f"(points, input dimension, hidden width, outputs: {shapes})",
                     {"instances": len(instances), "interpolating": fits, "shapes": shapes})
 
 
@@ -297,8 +297,9 @@ LEFT_INVERSE = identities("the private-neuron left inverse times σ(WX) minus I 
                "$N_(W,V)(X) = Y$ (the proof takes $V = Y sigma(W X)^dagger$)."),
     hypotheses=["n inputs, any widths"],
     conclusions={"some V interpolates (n = 2, 3 symbolically; n = 2, 3, 4 exact instances)": "certified"},
-    profiles={"quick": "symbolic left inverse for n ∈ {2, 3}, hidden width n or n + 2; 12 exact random instances; "
-                       "a shared-neuron control", "full": "as quick with 40 exact instances", "paper": "as full"},
+    profiles={"quick": "symbolic left inverse for n ∈ {2, 3}, hidden width n or n + 2; 12 exact random instances "
+                       "(n points in R^n or R^(n+1)); a shared-neuron control",
+              "full": "as quick with 40 exact instances", "paper": "as full"},
     notes=[("The symbolic proof uses the left inverse that reads each input's private neuron (V selects those "
            "rows, scaled by 1/σ(w_iᵀx_i)); the paper's pseudo-inverse V is checked on the exact instances.")],
 )
@@ -327,15 +328,15 @@ def check_lem2(ctx: Context) -> None:
     rng = ctx.rng("instances")
     instances = []
     for k in range(ctx.pick(12, 40)):
-        n = 2 + k % 3
-        X = E.to_exact(rng.integers(-4, 5, size=(n, n)))
-        while sympy.Matrix(X).det() == 0:
-            X = E.to_exact(rng.integers(-4, 5, size=(n, n)))
+        n, d = 2 + k % 3, 2 + k % 3 + k // 3 % 2
+        X = E.to_exact(rng.integers(-4, 5, size=(n, d)))
+        while sympy.Matrix(X).rank() < n:
+            X = E.to_exact(rng.integers(-4, 5, size=(n, d)))
         Y = E.to_exact(rng.integers(-5, 6, size=(n, 1 + k % 2)))
         instances.append((X, Y, private_neuron_layer(X, n + 2 * (k % 2), rng)))
     ctx.prove("pseudo-inverse output layer, exact instances", "exact", pseudo_inverse_interpolates(instances),
-              "integer inputs (n = 2..4), hidden width n or n + 2, integer targets: V = Yσ(WX)^† interpolates "
-              "exactly")
+              "n = 2..4 independent integer points in R^n or R^(n+1), hidden width n or n + 2, integer targets: "
+              "V = Yσ(WX)^† interpolates exactly")
     X = E.to_exact([[1, 0], [2, 1]])
     shared = E.to_exact([[1, 1], [3, -1]])  # both neurons active on both inputs: no private neuron
     ctx.control("no private neuron", pseudo_inverse_interpolates([(X, E.to_exact([[1, 0], [0, 1]]),
