@@ -81,10 +81,10 @@ TURN_START = 2.0  # ‖θ‖ past the initial transient
 FINAL_ANGLE = 1e-6  # ∠(u1, (0, 1)) at the end of the flow, rad
 
 
-@criterion(f"‖u(t)‖ increases, ∠(u, reference) < {FINAL_ANGLE:g} rad at the end, falling faster than 1/‖θ‖ from "
-           f"‖θ‖ = {TURN_START:g} while "
-           "resolved (angle > 100·rtol of the flow; at least 5 such states)")
-def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
+@criterion(f"‖u(t)‖ increases, ∠(u, reference) < {FINAL_ANGLE:g} rad at the end, falling faster than ‖θ‖^exponent "
+           f"(exponent −1 unless given) from ‖θ‖ = {TURN_START:g} while resolved (angle > 100·rtol of the flow; at "
+           "least 5 such states)")
+def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray, exponent: float = -1.0) -> Decision:
     lengths = np.linalg.norm(u, axis=1)
     angles = np.array([angle(v, reference) for v in u])
     resolved = (norms >= TURN_START) & (angles > ANGLE_RESOLUTION)
@@ -96,11 +96,11 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray) -> Decision:
                         f"flow's resolution {ANGLE_RESOLUTION:g}: too few to fit a rate", figures)
     rate = fit_rate(norms[resolved], angles[resolved]).exponent
     final_angle = figures["final_angle"]
-    return Decision(bool(increasing and below(final_angle, FINAL_ANGLE) and rate < -1),
+    return Decision(bool(increasing and below(final_angle, FINAL_ANGLE) and rate < exponent),
                     f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {final_angle:.2e} rad "
                     f"(threshold {FINAL_ANGLE:g}), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
                     f"(‖θ‖ ∈ [{norms[resolved][0]:.3g}, {norms[resolved][-1]:.3g}], angle > {ANGLE_RESOLUTION:g}; "
-                    "threshold exponent −1)", {**figures, "angle_exponent": rate})
+                    f"threshold exponent {exponent:g})", {**figures, "angle_exponent": rate})
 
 
 def frozen_neuron_gradient() -> sympy.Matrix:
@@ -264,6 +264,8 @@ def check_fig1(ctx: Context) -> None:
                     conclusion=FIG_U1)
         # controls: the same criteria with the neurons' roles swapped
         ctx.control(f"{loss}: u2 turning to (0, 1)", TURNS(u2, reference, norms), "the other neuron: u1 → u2")
+        ctx.control(f"{loss}: u1 turning like ‖θ‖^−50", TURNS(u1, reference, norms, -50.0),
+                    "wrong constant: the angle's exponent −1 → −50")
         ctx.control(f"{loss}: u1 constant", FROZEN_PRODUCT(u1, norms[-1]), "the other neuron: u2 → u1")
         ctx.control(f"{loss}: u2/‖θ‖ read at the start", FROZEN_PRODUCT(u2, norms[0]),
                     "read at ‖θ(0)‖ instead of the end: u2 is constant but not yet small against ‖θ‖")

@@ -337,7 +337,7 @@ def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, 
             gap = 1.0 - float(np.max(solution.block_duals[off], initial=0.0))
             share = float(np.min(coefficients[~off]) / coefficients.max())
             reference = solution.solution
-        if gap < minimum_gap or share < minimum_share:
+        if below(gap, minimum_gap) or below(share, minimum_share):
             continue
         try:
             gaps = {name: float(margin_gaps(X, y, T, norm, reference)[0]) for name, (T, norm) in (others or {}).items()}

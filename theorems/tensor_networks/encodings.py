@@ -269,11 +269,6 @@ def _defining_sum(A: np.ndarray, maps: Sequence[np.ndarray]) -> np.ndarray:
     return total
 
 
-def _integers(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    """An exact integer instance (object array of Python ints) for refuting an identity cheaply."""
-    return rng.integers(-5, 6, size=shape).astype(object)
-
-
 def _multilinear_identities(A2: np.ndarray, B1: np.ndarray, B2: np.ndarray, v1: np.ndarray, v2: np.ndarray,
                             A3: np.ndarray, maps: Sequence[np.ndarray], outer: Sequence[np.ndarray],
                             perturbed: bool = False) -> dict[str, np.ndarray]:
