@@ -308,9 +308,9 @@ def check_lem1(ctx: Context) -> None:
     # controls: the literal reading (any point of the ball), and an initialization violating Assumption 2
     ctx.control("literal reading: any W in B(R)", lemma1_holds(flows, radii, "any W in B(R)"),
                 "W = 0 lies in every B(R) and has ‖∂R/∂W_1‖_F = 0")
-    data = ds3()
-    objective = risk(linear_network((3, 3, 3, 1)), data, "logistic")
-    stuck = run_flow("DS3 logistic from W(0) = 0", objective, np.zeros(objective.model.n_params), times)
+    data, widths = ds3(), (3, 3, 3, 1)
+    objective = risk(linear_network(widths), data, "logistic")
+    stuck = run_flow(f"DS3 {list(widths)} logistic from W(0) = 0", objective, np.zeros(objective.model.n_params), times)
     critical = Named("1 flow from the critical point W(0) = 0: " + stuck.label,
                      [(stuck, max_margin_direction(data).margin)])
     ctx.control("critical initialization (Assumption 2 dropped)", lemma1_holds(critical, radii, "W(t), t ≥ 1"),
