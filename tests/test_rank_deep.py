@@ -197,3 +197,16 @@ def test_run_fig1_statistics() -> None:
 def test_binomial_p_value() -> None:
     assert F.binomial_p_value(79, 288, 79 / 288) == pytest.approx(1.0)
     assert F.binomial_p_value(150, 288, 79 / 288) < 1e-10
+
+
+def test_certificate_hypotheses_need_balance() -> None:
+    """The construction rescaled by 2 and 1/2 in two layers is feasible and, against the larger bound of B = 4, within
+    the norm bound, but not balanced: the proof's hypotheses fail on balance alone."""
+    teacher = D.absolute_sum_teacher()
+    X = D.circle_inputs(8, 0.3)
+    y = np.asarray(D.backend.to_float(teacher.outputs(X)))
+    layers = [np.asarray(D.backend.to_float(W)) for W in D.construction("interpolation", teacher, 6)]
+    rescaled = [2.0 * layers[0], 0.5 * layers[1], *layers[2:]]
+    cert = D.certificate("interpolation", rescaled, X, y, 4.0, 2)
+    assert cert.feasible and cert.within_norm_bound and not cert.balanced
+    assert not cert.hypotheses

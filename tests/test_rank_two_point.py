@@ -44,6 +44,7 @@ from theorems.rank_minimization.two_point_common import (
     region,
     serving_neurons,
     thm2_radius,
+    thm3_angle_interval,
     thm3_event,
     thm3_norm_lower,
     thm3_norm_upper,
@@ -302,3 +303,127 @@ def test_lemma12_good_set_needs_q0_positive() -> None:
     assert good_set_invariant(half, half).decision.holds is True
     assert good_set_invariant(sympy.Integer(2), half).decision.holds is None
     assert good_set_invariant(sympy.Integer(2), sympy.Integer(1)).decision.holds is False
+
+
+def test_lemma12_good_set_needs_a0_positive() -> None:
+    """From (a_0, b_0) = (0, 0) the reduced field is at rest (ȧ = b q = 0), but w_1(0) ⊥ x_1 is not in S_1°:
+    Lemma 12's argument (w_iᵀx_i > 0) does not apply there, so the criterion stays undecided."""
+    from theorems.rank_minimization.two_point_dynamics import good_set_invariant
+
+    assert good_set_invariant(sympy.Integer(0), sympy.Integer(0)).decision.holds is None
+
+
+def test_thm3_event_needs_the_angle_below_its_upper_end() -> None:
+    """Unit rows (norms inside (ii)) at angle π > π/2 + φ/2 with zero loss are not in E; at angle π/2 + φ/4 they are."""
+    phi = paper_data().phi
+    low, high = thm3_angle_interval(phi)
+    inside = (low + high) / 2
+    opposite = pack(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.eye(2))
+    between = pack(np.array([[1.0, 0.0], [np.cos(inside), np.sin(inside)]]), np.eye(2))
+    assert high < np.pi and list(thm3_event(np.array([opposite, between]), np.zeros(2), phi, 1e-8)) == [False, True]
+
+
+def test_assumption2_needs_unit_inputs_exactly_and_in_floats() -> None:
+    """Obtuse inputs with x_1ᵀx_2 ∈ (−1, 0) that are not unit vectors fail Assumption 2 (exact and float)."""
+    from theorems.rank_minimization.two_point_setting import satisfies_assumption2
+
+    exact = np.array([[2, 0], [-sympy.Rational(1, 4), 1]], dtype=object)  # x_1ᵀx_2 = −1/2, ‖x_1‖ = 2
+    assert E.sign(exact[0] @ exact[1]) < 0 and E.sign(exact[0] @ exact[1] + 1) > 0
+    assert not satisfies_assumption2(exact)
+    floats = np.array([[1.0, 0.0], [-0.25, 2.0]])  # x_1ᵀx_2 = −0.25, ‖x_2‖ > 1
+    assert not satisfies_assumption2(floats)
+
+
+def test_served_outputs_need_each_neuron_in_an_open_sector() -> None:
+    """A neuron in D (negative on both inputs) serves no input, even with v = 0 (which agrees with any target)."""
+    from theorems.rank_minimization.two_point_theorems import served_outputs_agree
+
+    data = paper_data()
+    second = [-1.0, 0.0]  # in S_2°: positive on x_2, negative on x_1 (paper data: x_1, x_2 = (±0.71, 0.70))
+    private = from_neurons(np.array([[1.0, 0.0], second]), np.zeros((2, 2)))
+    dead = from_neurons(np.array([[0.0, -1.0], second]), np.zeros((2, 2)))
+    assert list(open_sector(neurons(dead)[0], data.X)) == [0, 2]
+    assert list(served_outputs_agree(np.array([private, dead]), data)) == [True, False]
+
+
+def test_radius_counterexample_facts_refuse_a_wrong_sector_and_a_short_start() -> None:
+    """certify_radius_counterexample's regime needs w_i(0) ∈ S_i° (the neurons swapped fail it, with ‖v_i‖ = 0 and the
+    ratio still in range), and its ratio needs ‖w_i(0)‖ ≥ 1.1 r_2(φ) (the start halved fails it, still in regime)."""
+    from theorems.rank_minimization.two_point_setting import PYTHAGOREAN
+    from theorems.rank_minimization.two_point_theorems import certify_radius_counterexample, radius_counterexample
+
+    data, theta = radius_counterexample(pythagorean_data(*PYTHAGOREAN[1]), (sympy.Rational(1, 20), sympy.Integer(0)))
+    w, v = neurons(theta)
+    assert certify_radius_counterexample(data, theta)["regime"]
+    swapped = certify_radius_counterexample(data, from_neurons(w[::-1].copy(), v))
+    assert not swapped["regime"] and swapped["ratio_in_[1.1,2]"]
+    halved = certify_radius_counterexample(data, from_neurons(w / 2, v))
+    assert halved["regime"] and not halved["ratio_in_[1.1,2]"] and halved["ratio"] < 1.1
+
+
+# -- fixed symbolic steps: a step the engine fails to prove leaves the criterion undecided (or the proof failing) --
+def undecided_zero_test(quantity: object) -> object:
+    from numerics.symbolic import SpotCheck, ZeroTest
+
+    return ZeroTest(False, "", quantity, SpotCheck(0, 0, False, None, None), "undecided (simulated engine failure)")
+
+
+def undecided_sign(*_: object) -> object:
+    from numerics.univariate import SignCertificate
+
+    return SignCertificate(None, "", "no sign certified (simulated engine failure)")
+
+
+def fail_call(monkeypatch: pytest.MonkeyPatch, module: object, name: str, call: int, fake) -> None:
+    """Replace the ``call``-th call (1-based) of ``module.name`` by ``fake``; the other calls run the real engine."""
+    real, calls = getattr(module, name), [0]
+
+    def wrapped(*args, **kwargs):
+        calls[0] += 1
+        return fake(*args) if calls[0] == call else real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, wrapped)
+
+
+@pytest.mark.parametrize("step", ["reduction", "product rate"])
+def test_lemma12_needs_its_symbolic_steps(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """good_set_invariant is undecided (not True) when the reduction or d(ab)/dt = (1 − ab)(a² + b²) is unproved."""
+    from theorems.rank_minimization import two_point_dynamics as dyn
+
+    call = 1 if step == "reduction" else len(dyn.reduction_identities()) + 1  # the rate is proved after the reduction
+    fail_call(monkeypatch, dyn, "is_identically_zero", call, undecided_zero_test)
+    assert dyn.good_set_invariant(sympy.Rational(1, 10), sympy.Integer(0)).decision.holds is None
+
+
+@pytest.mark.parametrize("call", [1, 3, 4])  # N(x_i) = (w_iᵀx_i)v_i (calls 1–2, one per neuron), root, mirror
+def test_lemma8_needs_its_symbolic_steps(monkeypatch: pytest.MonkeyPatch, call: int) -> None:
+    from theorems.rank_minimization import two_point_lemmas as lem
+
+    eps = sympy.Symbol("epsilon", real=True)
+    assert lem.lemma8_chain(1 - sympy.Abs(eps), eps).decision.holds is True
+    fail_call(monkeypatch, lem, "is_identically_zero", call, undecided_zero_test)
+    assert lem.lemma8_chain(1 - sympy.Abs(eps), eps).decision.holds is None
+
+
+@pytest.mark.parametrize(("name", "call"), [("is_identically_zero", 1), ("is_identically_zero", 2),
+                                            ("is_identically_zero", 3), ("certified_sign", 1)])
+def test_lemma6_simplification_needs_its_symbolic_steps(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None:
+    """The shift identity, the arcsin branch, the constant and the monotonicity of sin, in that order."""
+    from theorems.rank_minimization import two_point_theorems as thm
+
+    fail_call(monkeypatch, thm, name, call, undecided_zero_test if name == "is_identically_zero" else undecided_sign)
+    assert thm.lemma6_simplifies(sympy.sqrt(3) / 2).decision.holds is None
+
+
+@pytest.mark.parametrize(("name", "call"), [("certified_sign", 1), ("is_identically_zero", 1), ("certified_sign", 2),
+                                            ("thm3_radius_terms", 1)])
+def test_thm3_reduction_needs_every_step(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None:
+    """u − atan((√3/2) sin u) > 0, a_∞² ≥ 1 (identity and sign) and the ball bound on ‖w(∞)‖²: each one fails the
+    proof alone (the ball bound with a radius term of 2 in place of r_3 ≤ (√3/2) sin(π/8))."""
+    from theorems.rank_minimization import two_point_theorems as thm
+
+    assert thm.thm3_reduction_proof()[0]
+    fakes = {"certified_sign": undecided_sign, "is_identically_zero": undecided_zero_test,
+             "thm3_radius_terms": lambda *_: (arb(2),)}
+    fail_call(monkeypatch, thm, name, call, fakes[name])
+    assert not thm.thm3_reduction_proof()[0]

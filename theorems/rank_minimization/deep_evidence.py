@@ -42,14 +42,17 @@ from verify import Context, Decision, criterion, line, tightness
 EXACT_STUDENT_WIDTH = 6  # wider than the teachers' 4: the exact instances also exercise the zero padding
 
 
-def exact_construction_gaps(problem: Problem, teacher: Teacher, kp: int) -> tuple[list[sympy.Expr], sympy.Expr]:
-    """(N'(x_i) − N(x_i) on the Pythagorean inputs, ‖θ'‖² − bound), exactly, θ' zero-padded into width 6."""
+def exact_construction_gaps(problem: Problem, teacher: Teacher, kp: int,
+                            bound_of: Problem | None = None) -> tuple[list[sympy.Expr], sympy.Expr]:
+    """(N'(x_i) − N(x_i) on the Pythagorean inputs, ‖θ'‖² − bound), exactly, θ' zero-padded into width 6; the bound
+    is that of ``bound_of``'s equation (default: ``problem``'s own, Eq. (18) or (20))."""
     X = np.array(PYTHAGOREAN_INPUTS, dtype=object)
     layers = padded(construction(problem, teacher, kp), student_widths(2, EXACT_STUDENT_WIDTH, kp))
     outputs = scalar_outputs(student(2, EXACT_STUDENT_WIDTH, kp), parameters(layers), X)
     gaps = [sympy.simplify(o - t) for o, t in zip(outputs, teacher.outputs(X))]
     squared = sum(sympy.sympify(v) ** 2 for W in layers for v in W.ravel())
-    return gaps, sympy.simplify(squared - norm_bound(problem, teacher.frobenius_bound, teacher.depth, kp))
+    bound = norm_bound(bound_of or problem, teacher.frobenius_bound, teacher.depth, kp)
+    return gaps, sympy.simplify(squared - bound)
 
 
 @criterion("the proof's identity holds in positive symbols (B, k, k')")
@@ -64,19 +67,23 @@ def proof_identity(problem: Problem, identity: str, alpha_factor: sympy.Expr = s
 
 
 @criterion("θ' (zero-padded into width 6, exact) reproduces every output and, for margins, keeps y_i N'(x_i) ≥ 1")
-def exact_construction(tail: Problem, teacher: Teacher, kp: int, margin_labels: bool) -> Decision:
+def exact_construction(tail: Problem, teacher: Teacher, kp: int, margin_labels: bool,
+                       bound_of: Problem | None = None) -> Decision:
     """App. D's (``tail`` = "interpolation", width-1 tail) or App. E's ("margin", width-2 tail) construction for
     ``teacher`` on the rational unit inputs; with ``margin_labels`` the labels are sign N(x_i) and the margins
-    must stay ≥ 1, else N'(x_i) must equal N(x_i). ‖θ'‖² must equal the bound of Eq. (18)/(20) exactly."""
-    gaps, norm_gap = exact_construction_gaps(tail, teacher, kp)
+    must stay ≥ 1, else N'(x_i) must equal N(x_i). ‖θ'‖² must equal the bound of Eq. (18)/(20) exactly (the
+    other equation's bound with ``bound_of``: a control)."""
+    gaps, norm_gap = exact_construction_gaps(tail, teacher, kp, bound_of)
     targets = teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))
     if margin_labels:
         margins = [sympy.simplify(sympy.sign(t) * (t + g)) for t, g in zip(targets, gaps)]
         holds = min(margins) >= 1 and all(g == 0 for g in gaps) and norm_gap == 0
-        detail = f"N'(x_i) − N(x_i) = {gaps}; margins {margins}; ‖θ'‖² − bound = {norm_gap}"
+        detail = (f"N'(x_i) − N(x_i) = {gaps}; margins {margins} (all ≥ 1: {min(margins) >= 1}); ‖θ'‖² − bound = "
+                  f"{norm_gap}")
     else:
         holds = all(g == 0 for g in gaps) and norm_gap == 0
         detail = f"N'(x_i) − N(x_i) = {gaps}; ‖θ'‖² − bound = {norm_gap}"
+    detail += f" (‖θ'‖² equals the bound: {norm_gap == 0})"
     return Decision(bool(holds), detail, {"nonzero_gaps": sum(g != 0 for g in gaps)})
 
 

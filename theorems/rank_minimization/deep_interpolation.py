@@ -149,6 +149,10 @@ def check_thm4_construction(ctx: Context) -> None:
     ctx.control("teacher with negative outputs", exact_construction("interpolation", contrast_teacher(), 3, False),
                 "N(x) = |x¹| − |x²| takes negative values on the same inputs, where the width-1 ReLU tail outputs 0: "
                 "the same exact check fails")
+    ctx.control("norm bound of Eq. (20) instead of Eq. (18)",
+                exact_construction("interpolation", teacher, 3, False, bound_of="margin"),
+                "the same exact θ' against App. E's bound 2(2/B²)^(−k/k')(k'+1): ‖θ'‖² differs from it",
+                because="(‖θ'‖² equals the bound: False)")
 
 
 @claim(
@@ -196,15 +200,15 @@ OUTLINE_CONSTRUCTION = "N'(x_i) = N(x_i) for both constructions (exact, k' = 4)"
 OUTLINE_OPTIMUM = "B* ≤ B^(k/k') and mean ‖W_l*‖σ ≥ 1 (local optima, k' = 4)"
 
 
-@criterion("B* ≤ B^(k/k')(1 + balance tolerance) where the certificate's hypotheses hold; mean ‖W_l‖σ ≥ 1 where "
-           "feasible")
+@criterion("B* ≤ B^(k/k')(1 + balance tolerance) where the certificate's hypotheses hold; mean ‖W_l‖σ ≥ mean_floor "
+           "(the outline: 1) where feasible")
 def outline_relations(layers_list: list[list[np.ndarray]], X: np.ndarray, y: np.ndarray, B: float, k: int,
-                      require_hypotheses: bool = True) -> Decision:
+                      require_hypotheses: bool = True, mean_floor: float = 1.0) -> Decision:
     kp = len(layers_list[0])
     certificates = [certificate("interpolation", layers, X, y, B, k) for layers in layers_list]
     within = [layers for layers, c in zip(layers_list, certificates) if c.hypotheses or not require_hypotheses]
     feasible = [layers for layers, c in zip(layers_list, certificates) if c.feasible]
-    layer_bound, mean_floor = B ** (k / kp), 1.0  # the two printed bounds: B* ≤ B^(k/k'), mean ‖W_l‖σ ≥ 1
+    layer_bound = B ** (k / kp)  # the printed bounds: B* ≤ B^(k/k'), mean ‖W_l‖σ ≥ 1 (``mean_floor``)
     largest = max((float(layer_norms(layers).frobenius.max()) for layers in within), default=float("nan"))
     smallest_mean = min((layer_norms(layers).mean_spectral for layers in feasible), default=float("nan"))
     records = (tightness("B* ≤ B^(k/k')", [float(layer_norms(layers).frobenius.max()) for layers in within],
@@ -212,7 +216,8 @@ def outline_relations(layers_list: list[list[np.ndarray]], X: np.ndarray, y: np.
                tightness("(1/k') Σ_l ‖W_l‖σ ≥ 1", [layer_norms(layers).mean_spectral for layers in feasible],
                          mean_floor, sense="lower"))
     detail = (f"{len(within)} of {len(layers_list)} candidates asserted: max B* = {largest:.4f} vs B^(k/k') = "
-              f"{layer_bound:.4f}; min mean ‖W‖σ over {len(feasible)} feasible = {smallest_mean:.4f}")
+              f"{layer_bound:.4f}; min mean ‖W‖σ over {len(feasible)} feasible = {smallest_mean:.4f} "
+              f"(≥ {mean_floor:.4f} asked: {at_least(smallest_mean, mean_floor)})")
     if not within or not feasible:
         return Decision(None, detail, tightness=records)
     holds = at_most(largest, layer_bound * (1 + BALANCE_TOL)) and at_least(smallest_mean, mean_floor)
@@ -261,3 +266,10 @@ def check_sec63(ctx: Context) -> None:
                 outline_relations([identity_padded(teacher_f, kp, STUDENT_WIDTH)], X, y, B, teacher_f.depth, False),
                 "[W_1, I_4, I_4, W_2] (balanced, interpolating, not optimal) violates B* ≤ B^(k/k') under the same "
                 "test without the hypotheses")
+    construction_layers = [np.asarray(backend.to_float(W), dtype=float)
+                           for W in construction("interpolation", teacher_f, kp)]
+    wrong_floor = B ** (teacher_f.depth / kp)  # B*'s bound B^(k/k') taken for the floor of the mean
+    ctx.control("mean ‖W_l‖σ ≥ B^(k/k') in place of ≥ 1",
+                outline_relations([construction_layers], X, y, B, teacher_f.depth, mean_floor=wrong_floor),
+                "App. D's θ' (B* = B^(k/k') exactly) has layers of rank above one, so its mean spectral norm is "
+                "below B^(k/k'): the same test fails with the wrong floor", because="asked: False)")

@@ -96,15 +96,21 @@ def exact_labels(teacher: Teacher) -> np.ndarray:
     return np.array([sympy.sign(v) for v in teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))])
 
 
-@criterion("N_(sθ) = s³N_θ and (sW_1, W_2, W_3/s) computes N_θ on the exact instance, with some N_θ(x) ≠ 0")
-def homogeneous_instance(net: Network, theta: np.ndarray, X: np.ndarray, scale: sympy.Expr) -> Decision:
+@criterion("N_(sθ) = s^degree N_θ and (sW_1, W_2, W_3/s^compensation) computes N_θ on the exact instance, with "
+           "some N_θ(x) ≠ 0")
+def homogeneous_instance(net: Network, theta: np.ndarray, X: np.ndarray, scale: sympy.Expr, degree: int = 3,
+                         compensation: int = 1) -> Decision:
+    """The depth-3 statement: ``degree`` = 3 and ``compensation`` = 1 (anything else: a control)."""
     base = scalar_outputs(net, theta, X)
     scaled = scalar_outputs(net, theta * scale, X)
     layers = net.matrices(theta)
-    moved = scalar_outputs(net, parameters([layers[0] * scale, layers[1], layers[2] / scale]), X)
-    ok = (all(a - scale**3 * b == 0 for a, b in zip(scaled, base)) and all(a == b for a, b in zip(moved, base))
-          and any(b != 0 for b in base))
-    return Decision(bool(ok), f"outputs {[str(b) for b in base]}")
+    moved = scalar_outputs(net, parameters([layers[0] * scale, layers[1], layers[2] / scale**compensation]), X)
+    homogeneous = all(a - scale**degree * b == 0 for a, b in zip(scaled, base))
+    rebalanced = all(a == b for a, b in zip(moved, base))
+    nontrivial = any(b != 0 for b in base)  # on outputs that all vanish both identities hold vacuously
+    ok = homogeneous and rebalanced and nontrivial
+    return Decision(bool(ok), f"N_(sθ) = s^{degree} N_θ: {homogeneous}; (sW_1, W_2, W_3/s^{compensation}) computes "
+                    f"N_θ: {rebalanced}; some output nonzero: {nontrivial}; outputs {[str(b) for b in base]}")
 
 
 @claim(
@@ -136,6 +142,16 @@ def check_homogeneity(ctx: Context) -> None:
               "computes N_θ, exactly")
     ctx.control("c = −1", homogeneous_instance(net, theta, X, sympy.Integer(-1)),
                 "N_(−θ) ≠ (−1)³N_θ on the same exact instance: homogeneity needs c > 0")
+    ctx.control("degree 2 for a depth-3 network", homogeneous_instance(net, theta, X, sympy.Rational(3, 2), degree=2),
+                "N_(3θ/2) ≠ (3/2)²N_θ on the same exact instance: the degree is the depth",
+                because="N_(sθ) = s^2 N_θ: False")
+    ctx.control("W_3 divided by c² instead of c",
+                homogeneous_instance(net, theta, X, sympy.Rational(3, 2), compensation=2),
+                "(3W_1/2, W_2, 4W_3/9) does not compute N_θ: the rescaling must cancel exactly",
+                because="computes N_θ: False")
+    ctx.control("the zero network", homogeneous_instance(net, theta * 0, X, sympy.Rational(3, 2)),
+                "at θ = 0 every output vanishes and both identities hold vacuously: the instance shows nothing",
+                because="some output nonzero: False")
 
 
 LATE_CHECKPOINTS = 6  # the KKT residual and the angle are asked to decrease over the last checkpoints (t ≥ 1e15)
@@ -158,7 +174,8 @@ def approaches_kkt_point(thetas: np.ndarray, target: np.ndarray, net: Network, X
              and at_most(target_residual, 1e-6))
     return Decision(bool(holds), f"smoothed margin {smoothed[0]:.4f} → {smoothed[-1]:.4f}; KKT residual "
                     f"{residuals[0]:.3f} → {residuals[-1]:.3f}; angle to the target {angles[0]:.3f} → "
-                    f"{angles[-1]:.3f} rad; KKT residual of the target {target_residual:.1e}",
+                    f"{angles[-1]:.3f} rad; KKT residual of the target {target_residual:.1e}; {len(thetas)} "
+                    f"checkpoints (at least {late} asked: {len(thetas) >= late})",
                     {"final_residual": residuals[-1], "final_angle": angles[-1], "target_residual": target_residual},
                     )
 
@@ -207,6 +224,10 @@ def check_lem1(ctx: Context) -> None:
                                                                 student_widths(2, STUDENT_WIDTH, FLOW_DEPTH)))))
     ctx.control("convergence to θ' instead", approaches_kkt_point(thetas, theta_prime, net, X, y, completed),
                 "the same test towards θ' (feasible, not a KKT point): the angle grows and θ' is not stationary")
+    ctx.control("only the last checkpoints, one fewer than asked",
+                approaches_kkt_point(thetas[-(LATE_CHECKPOINTS - 1):], limit.theta, net, X, y, completed),
+                f"the same test on the last {LATE_CHECKPOINTS - 1} checkpoints: too short a record to show an eventual "
+                "trend, whatever its direction", because="asked: False)")
 
 
 def exponential_flow(ctx: Context, teacher: Teacher, X: np.ndarray, y: np.ndarray, net: Network) -> Trajectory:
@@ -325,6 +346,14 @@ def check_thm5_construction(ctx: Context) -> None:
                   "≥ 1 and ‖θ'‖² equal to the bound, exactly")
     ctx.control("width-1 tail instead", exact_construction("interpolation", teacher, 3, True),
                 "App. D's tail on the same teacher: the negative points drop to 0, so margins fall below 1")
+    ctx.control("teacher with margins below 1", exact_construction("margin", contrast_teacher(1), 3, True),
+                "N(x) = |x¹| − |x²| (scale 1 instead of √5): θ' still reproduces every output with the norm of "
+                "Eq. (20), but the margins |N(x_i)| fall below 1: the same exact check fails",
+                because="(all ≥ 1: False)")
+    ctx.control("norm bound of Eq. (18) instead of Eq. (20)",
+                exact_construction("margin", teacher, 3, True, bound_of="interpolation"),
+                "the same exact θ' against App. D's bound k'B^(2k/k'): ‖θ'‖² differs from it",
+                because="(‖θ'‖² equals the bound: False)")
 
 
 @claim(
@@ -371,6 +400,17 @@ SEC5_NORM = "L → 0 forces ‖θ‖ → ∞, with ‖θ‖² ≥ k(−log L/max
 SCALE_FREE = identities("the ratio of the scaled norms minus the ratio vanishes identically")
 
 
+@criterion("on a completed flow that reaches L < 1, ‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) at every checkpoint with L < 1")
+def norm_above_loss_bound(norms: np.ndarray, log_losses: np.ndarray, radius: float, depth: int,
+                          completed: bool) -> Decision:
+    positive = log_losses < 0  # the bound is informative once L < 1
+    lower = depth * (-log_losses[positive] / radius) ** (2 / depth)
+    reached, above = bool(positive.any()), bool(np.all(norms[positive] ** 2 >= lower))
+    return Decision(completed and reached and above, f"flow completed: {completed}; checkpoints with L < 1: "
+                    f"{int(positive.sum())}; bound holds at all of them: {above}",
+                    {"checkpoints_below_1": int(positive.sum())})
+
+
 NO_SATURATION = 0.25  # ‖θ‖^k must gain over the second half at least this fraction of its first-half gain
 
 
@@ -382,8 +422,8 @@ def norm_grows(norms: np.ndarray, depth: int) -> Decision:
     powers = np.asarray(norms, dtype=float) ** depth
     middle = len(powers) // 2
     first, second = powers[middle] - powers[0], powers[-1] - powers[middle]
-    ratio = float(second / first) if first > 0 else 0.0
-    holds = is_monotone(norms, "increasing") and first > 0 and ratio >= NO_SATURATION
+    ratio = float(second / first) if first > 0 else 0.0  # no first-half gain: ratio 0, which fails the test
+    holds = is_monotone(norms, "increasing") and ratio >= NO_SATURATION
     return Decision(bool(holds), f"‖θ‖: {norms[0]:.3f} → {norms[middle]:.3f} → {norms[-1]:.3f}; gain of ‖θ‖^{depth} "
                     f"over the second half / first half = {ratio:.3f} (≥ {NO_SATURATION} asked)",
                     {"gain_ratio": ratio, "final_norm": float(norms[-1])})
@@ -422,9 +462,9 @@ def check_sec5(ctx: Context) -> None:
     radius = float(np.max(np.linalg.norm(X, axis=1)))
     positive = log_losses < 0  # the bound is informative once L < 1
     lower = FLOW_DEPTH * (-log_losses[positive] / radius) ** (2 / FLOW_DEPTH)
-    bound_ok = (run.status is FlowStatus.COMPLETED and bool(positive.any())
-                and bool(np.all(norms[positive] ** 2 >= lower)))
-    ctx.support("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) (every checkpoint with L < 1)", "numeric", bound_ok,
+    completed = run.status is FlowStatus.COMPLETED
+    ctx.support("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) (every checkpoint with L < 1)", "numeric",
+                norm_above_loss_bound(norms, log_losses, radius, FLOW_DEPTH, completed),
                 f"exponential loss to t = {run.t[-1]:.0e}: log L falls to {log_losses[-1]:.1f}; the lower bound holds "
                 f"at all {int(positive.sum())} checkpoints with L < 1",
                 {"final_log_loss": log_losses[-1], "final_lower_bound": float(lower[-1]) if positive.any() else "none",
@@ -434,6 +474,14 @@ def check_sec5(ctx: Context) -> None:
                           {"‖θ(t)‖²": (run.t[positive], norms[positive] ** 2),
                            "k(−log L/max‖x‖)^(2/k)": (run.t[positive], lower)},
                           xlabel="t", xscale="log"))
+    ctx.control("the linear model's bound (depth 1)", norm_above_loss_bound(norms, log_losses, radius, 1, completed),
+                f"(−log L/max‖x‖)², the bound for depth 1, exceeds ‖θ(t)‖² late in the same depth-{FLOW_DEPTH} flow: "
+                "the exponent 2/k is needed", because="bound holds at all of them: False")
+    early = log_losses >= 0
+    ctx.control("only the checkpoints before L < 1",
+                norm_above_loss_bound(norms[early], log_losses[early], radius, FLOW_DEPTH, completed),
+                "the same flow cut before the loss drops below 1: the bound is never informative there, so the "
+                "record shows nothing", because="checkpoints with L < 1: 0;")
     ctx.support("‖θ(t)‖ grows (finite-time proxy)", "trend", norm_grows(norms, FLOW_DEPTH),
                 "monotone increase over the log-time grid, ‖θ‖^k not saturating", conclusion=SEC5_NORM)
     square = gradient_descent(Objective(net, X, y[:, None], "square"), run.theta[0], SQUARE_STEPS, SQUARE_STEP_SIZE,

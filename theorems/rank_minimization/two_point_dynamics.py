@@ -162,7 +162,8 @@ def good_set_invariant(a0: sympy.Expr, b0: sympy.Expr) -> Decision:
     a, b = sympy.symbols("a b", real=True)
     rate = is_identically_zero(b * (1 - a * b) * b + a * a * (1 - a * b) - (1 - a * b) * (a**2 + b**2)).proved
     a_rate = reduced_field(a0, b0)[0]
-    start_ok = a0 > 0 and b0 >= 0 and 1 - a0 * b0 > 0
+    # b_0 ≥ 0 is not asked separately: with a_0 > 0, b_0 < 0 gives q_0 > 1 and ȧ(0) = b_0q_0 < 0, refused below
+    start_ok = a0 > 0 and 1 - a0 * b0 > 0
     detail = (f"reduction proved: {all(reduction)}; d(ab)/dt = (1 − ab)(a² + b²): {rate}; start a_0 = {a0}, "
               f"b_0 = {b0}: ȧ(0) = {a_rate}, q_0 = {1 - a0 * b0}")
     if not (all(reduction) and rate):

@@ -155,6 +155,24 @@ def check_lem5(ctx: Context) -> None:
 ALONG_INPUT = identities("∂L/∂w_i − (v_iᵀr_i)x_i vanishes identically on the pattern")
 
 
+@criterion("the engine's ∂L/∂w_1 is parallel to x_1 at every exact θ with w_1 ∈ S_1 (integer data), and those θ cover "
+           "both the open part of S_1 and its boundary ray")
+def gradient_along_first_input(relu_slope_at_zero: float, points: list[np.ndarray]) -> Decision:
+    """``relu_slope_at_zero``: the engine's σ'(0) (the paper: 0)."""
+    X = INTEGER_DATA.X
+    objective = Objective(fully_connected([2, 2, 2], relu_slope_at_zero=relu_slope_at_zero), X, INTEGER_DATA.Y,
+                          "square")
+    first_neuron = [(theta, tuple(int(v) for v in E.signs(X @ neurons(theta)[0][0]))) for theta in points]
+    in_first = [theta for theta, s in first_neuron if REGION_DEFINITIONS[FIRST](s)]  # Definition 1's S_1
+    seen = sorted({s for _, s in first_neuron if REGION_DEFINITIONS[FIRST](s)}, reverse=True)
+    parallel = all(E.sign(objective.gradient(theta)[0] * X[0][1] - objective.gradient(theta)[1] * X[0][0]) == 0
+                   for theta in in_first)
+    covered = seen == [(1, 0), (1, -1)]  # w_1ᵀx_2 < 0 (open part) and w_1ᵀx_2 = 0 (boundary ray)
+    return Decision(parallel and covered, f"{len(in_first)} points with w_1 ∈ S_1; ∂L/∂w_1 parallel to x_1 at all of "
+                    f"them: {parallel}; sign patterns of w_1 seen: {seen} (open part and boundary ray: {covered})",
+                    {"points": len(in_first), "patterns": str(seen)})
+
+
 @claim(
     id="rank.lem7",
     ref="Lemma 7, App. B",
@@ -179,17 +197,18 @@ def check_lem7(ctx: Context) -> None:
     ctx.control("neuron active on both inputs",
                 ALONG_INPUT({"neuron 1 in S_1": along_input((1, 1), 0), "neuron 2 in S_2": along_input((0, 1), 1)}),
                 "on the pattern of S (active on x_1 and x_2) the same identity fails")
-    objective = INTEGER_DATA.objective
-    first_neuron = [(theta, tuple(int(v) for v in E.signs(INTEGER_DATA.X @ neurons(theta)[0][0])))
-                    for theta in kink_points(INTEGER_DATA.X)]
-    in_first = [theta for theta, s in first_neuron if REGION_DEFINITIONS[FIRST](s)]  # Definition 1's S_1
-    seen = sorted({s for _, s in first_neuron if REGION_DEFINITIONS[FIRST](s)}, reverse=True)
-    parallel = all(E.sign(objective.gradient(theta)[0] * INTEGER_DATA.X[0][1]
-                          - objective.gradient(theta)[1] * INTEGER_DATA.X[0][0]) == 0 for theta in in_first)
-    ctx.prove("engine at S_1 and its boundary ray", "exact", parallel and seen == [(1, 0), (1, -1)],
+    points = kink_points(INTEGER_DATA.X)
+    ctx.prove("engine at S_1 and its boundary ray", "exact", gradient_along_first_input(0.0, points),
               "every exact θ with w_1 ∈ S_1, on its open part (w_1ᵀx_2 < 0) and its boundary ray (w_1ᵀx_2 = 0), "
-              "both present: the engine's ∂L/∂w_1 is parallel to x_1",
-              {"points": len(in_first), "patterns": str(seen)})
+              "both present: the engine's ∂L/∂w_1 is parallel to x_1")
+    ctx.control("σ'(0) = 1 convention", gradient_along_first_input(1.0, points),
+                "with σ'(0) = 1 the neuron counts as active on x_2 on the boundary ray, and the engine's ∂L/∂w_1 there "
+                "picks up a component along x_2", because="parallel to x_1 at all of them: False")
+    open_part = [theta for theta in points if E.sign(INTEGER_DATA.X[1] @ neurons(theta)[0][0]) != 0]
+    ctx.control("the boundary ray left out", gradient_along_first_input(0.0, open_part),
+                "the same test on the points with w_1ᵀx_2 ≠ 0 only: the boundary ray, where the convention σ'(0) = 0 "
+                "matters, is not covered", because="open part and boundary ray: False")
+
 
 
 def lemma8_bounds(eps: float) -> tuple[float, float]:

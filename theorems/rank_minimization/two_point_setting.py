@@ -255,6 +255,10 @@ def check_thm1(ctx: Context) -> None:
     ctx.control("angle 0", construction_interpolates([parallel]),
                 "x_2 = 2x_1, Y = I: the construction gives w_1 = 0 and misses Y exactly (no network fits: σ(cz) = "
                 "cσ(z) for c > 0 makes σ(WX) rank ≤ 1 for every W)")
+    parallel_zero = TwoPoints(parallel.X, E.to_exact([[0, 0], [0, 0]]), "angle 0, Y = 0")
+    ctx.control("angle 0 with Y = 0", construction_interpolates([parallel_zero]),
+                "x_2 = 2x_1 and Y = 0: the construction's W = 0 fits the zero targets, but its rank is 0, not 1 (the "
+                "hypothesis that x_1, x_2 are not positively parallel is what makes w_1 ≠ 0)", because="(True, 0)")
 
 
 def private_neuron_layer(X: np.ndarray, hidden: int, rng: np.random.Generator) -> np.ndarray:

@@ -282,6 +282,15 @@ def check_radius_counterexample(ctx: Context) -> None:
     ctx.control("w_2(0) rotated by 0.04 rad", rank_one_limits([(data, from_neurons(np.array([w[0], turn @ w[1]]), v))]),
                 "the same exact certification of a start whose second neuron is turned slightly: the limit has "
                 "rank W(∞) = 2")
+    half = sympy.Rational(1, 2)
+    on_v_bound = radius_counterexample(pythagorean_data(*PYTHAGOREAN[2]), (FLOAT_PARAMETERS[0][0], half))
+    beyond_twice = radius_counterexample(pythagorean_data(*PYTHAGOREAN[0]), (half, sympy.Integer(0)))
+    ctx.control("v_i(0) = y_i/2, on Thm 2's bound", rank_one_limits([on_v_bound]),
+                "b_0 = 1/2 violates ‖v_i(0)‖ < 1/2: the limit is still rank one with zero loss, but the start is not "
+                "admissible, and the same certification refuses it", because="(False, True, 1, True)")
+    ctx.control("a_0 = 1/2: start beyond twice the radius", rank_one_limits([beyond_twice]),
+                "with a_0 = 1/2 at φ = 2 atan(21/20) the start is more than twice Thm 2's radius: outside the "
+                "stated range, and the same certification refuses it", because="(True, False, 1, True)")
 
 
 # -- Thm 3 -------------------------------------------------------------------------------------------------------
@@ -670,7 +679,8 @@ def bound_not_rejected(successes: int, runs: int, favourable_in_e: int, favourab
                        level: float) -> Decision:
     p_value = float(binomtest(successes, runs, bound, alternative="less").pvalue)
     holds = favourable_in_e == favourable and p_value >= level
-    return Decision(holds, f"{favourable_in_e} of {favourable} favourable starts end in E; {successes}/{runs} = "
+    return Decision(holds, f"{favourable_in_e} of {favourable} favourable starts end in E (all: "
+                    f"{favourable_in_e == favourable}); {successes}/{runs} = "
                     f"{successes / runs:.4f} against {bound:.4f}: p-value {p_value:.3g} (rejected if < {level:g})",
                     {"p_hat": successes / runs, "bound": bound, "p_value": p_value, "favourable": favourable,
                      "favourable_in_E": favourable_in_e},
@@ -701,7 +711,7 @@ def check_weakerinit_corrected(ctx: Context) -> None:
     cases = ctx.pick([(paper_data(), 1000), (grid_data(3.0), 4000)], [(d, 4000) for d in grid_datasets()],
                      [(d, 8000) for d in grid_datasets()], [(d, GPU_RUNS) for d in grid_datasets()])
     for k, (data, runs) in enumerate(cases):
-        event, _, favourable = sec31_runs(ctx, data, f"mc-{k}", runs)
+        event, private, favourable = sec31_runs(ctx, data, f"mc-{k}", runs)
         counts = (int(event.sum()), runs, int(event[favourable].sum()), int(favourable.sum()))
         ctx.support(f"Monte Carlo, {data.label}", "numeric",
                     bound_not_rejected(*counts, weak_bound(data.phi), TEST_LEVEL),
@@ -713,3 +723,9 @@ def check_weakerinit_corrected(ctx: Context) -> None:
             ctx.control("the printed bound 2(φ/2π)² at φ = 3", bound_not_rejected(*counts, thm3_probability(data.phi),
                                                                                    TEST_LEVEL),
                         "the same test rejects the uncorrected bound on the same runs")
+            ctx.control("every start with one neuron per open sector counted as favourable",
+                        bound_not_rejected(counts[0], runs, int(event[private].sum()), int(private.sum()),
+                                           weak_bound(data.phi), TEST_LEVEL),
+                        "without the condition v_iᵀy_j ≥ 0 some of these starts lose a neuron to D "
+                        "(rank.rem.weakerinit): the same test finds favourable starts that miss E",
+                        because="(all: False)")
