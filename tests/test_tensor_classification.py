@@ -195,3 +195,55 @@ def test_theorem3_instances_need_a_separated_or_tied_top_spectrum() -> None:
     assert separated_spectrum(np.array([2.0, 2.0, 2.0]))
     assert separated_spectrum(np.array([0.5, 2.0, 2.0 * (1 + 1e-12)]))
     assert not separated_spectrum(np.array([2.0, 2.0, 1.9]))
+
+
+def test_settled_support_needs_both_a_visible_and_a_steady_coordinate() -> None:
+    """A coordinate is in the settled support only when it is at least ``floor``·max|ρ| at the last row AND has not
+    shrunk relative to max|ρ| by more than SUPPORT_SHRINK over the window: a steady but tiny coordinate and a
+    visible but shrinking one are both left out."""
+    from theorems.tensor_networks.classification import SUPPORT_SHRINK, settled_support
+
+    floor = 1e-3
+    steady_tiny = floor / 10  # the same share at both rows: not shrinking, below the floor
+    shrinking = 0.5  # share 0.5 → 0.5·SUPPORT_SHRINK/2: above the floor, shrinking past SUPPORT_SHRINK
+    rhos = np.array([[1.0, steady_tiny, shrinking, 0.3],
+                     [1.0, steady_tiny, shrinking * SUPPORT_SHRINK / 2, 0.3]])
+    assert settled_support(rhos, floor) == (0, 3)
+
+
+def test_a_run_is_settled_only_when_both_s_and_u_have_stopped_moving() -> None:
+    """SettledRun.settled asks s to change by at most SETTLE_S and u to turn by at most SETTLE_U: a run still
+    moving in either is not settled."""
+    from theorems.tensor_networks.classification import SETTLE_S, SETTLE_U, SettledRun
+
+    def run(s_change: float, u_path: float) -> SettledRun:
+        return SettledRun(np.zeros((1, 1)), np.ones(1), None, s_change, u_path, ())
+
+    assert run(SETTLE_S, SETTLE_U).settled
+    assert not run(2 * SETTLE_S, SETTLE_U / 2).settled  # s still moving
+    assert not run(SETTLE_S / 2, 2 * SETTLE_U).settled  # u still turning
+
+
+def test_power_decay_refuses_a_flow_that_stalled_before_the_last_level() -> None:
+    """A proxy that is small and decays fast is still refused when the flow did not reach its last level."""
+    levels = np.logspace(0, 8, 17)
+    decaying = levels ** -1.0
+    assert power_decay(levels, decaying, 1e-6, -0.5).holds
+    stalled = power_decay(levels, decaying, 1e-6, -0.5, reached=False)
+    assert not stalled.holds and "stalled" in stalled.detail
+
+
+def test_kkt_stationarity_refuses_a_flow_that_stalled_before_the_last_level() -> None:
+    """ρ = e_1 solves min ‖ρ‖₁ s.t. ρ_1 ≥ 1 (one point x = e_1, diagonal L = 2): stationary with a reached flow, but
+    refused when the flow stalled, and ρ = (1, 1/2) on its own support is refused as not stationary."""
+    from theorems.tensor_networks.classification import kkt_stationary
+    from theorems.tensor_networks.common import diagonal_decomposition
+
+    decomposition = diagonal_decomposition(2, 2)
+    X, y = np.array([[1.0, 0.0]]), np.array([1.0])
+    solution = np.array([[1.0, 0.0], [1.0, 0.0]])
+    assert kkt_stationary(solution, (0,), decomposition, X, y, 2, 1e-6).holds
+    stalled = kkt_stationary(solution, (0,), decomposition, X, y, 2, 1e-6, reached=False)
+    assert not stalled.holds and "stalled" in stalled.decision.detail
+    off = np.array([[1.0, 0.5], [1.0, 0.5]])
+    assert not kkt_stationary(off, (0, 1), decomposition, X, y, 2, 1e-6).holds

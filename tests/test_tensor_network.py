@@ -127,3 +127,19 @@ def test_the_compiled_jacobian_is_the_derivative_of_beta(net: LinearTensorNetwor
                for e in np.eye(net.n_params)]
     assert np.max(np.abs(jacobian - np.array(columns).T)) < 1e-8
     assert np.array_equal(beta, net.beta(theta)) and net.compiled_beta(theta)[1].size == 0
+
+
+def test_the_integer_assumption_1_check_needs_orthonormal_factors_and_a_full_rank_s() -> None:
+    """Each condition of Assumption 1 refuses on its own: factors 2I reproduce the tensor 2M with S = I but are
+    not orthonormal, and a rank-deficient S reproduces its own (degenerate) tensor with U_l = I."""
+    from theorems.tensor_networks.common import Decomposition
+    from theorems.tensor_networks.encodings import _exact_identity_check
+
+    identity = np.eye(3, dtype=int)
+    assert _exact_identity_check(diagonal_tensor(3, 2), Decomposition(identity, (identity, identity)))
+    doubled = LinearTensorNetwork(2.0 * diagonal_tensor(3, 2).basis)
+    assert _exact_identity_check(doubled, Decomposition(2 * identity, (identity, identity)))
+    assert not _exact_identity_check(doubled, Decomposition(identity, (2 * identity, identity)))
+    merged = np.array([[1, 1, 0], [0, 0, 0], [0, 0, 1]])  # x_1 and x_2 share a term: rank 2 < d = 3
+    degenerate = LinearTensorNetwork(np.einsum("jk,aj,bj->kab", merged, identity, identity).astype(float))
+    assert not _exact_identity_check(degenerate, Decomposition(merged, (identity, identity)))

@@ -200,3 +200,39 @@ def test_limits_match_allows_ten_times_a_runs_integration_error_up_to_the_cap():
     assert not R.limits_match(limits, reference, 1e-8, R.Bundle([1e-8, 0.0])).holds  # 3e-7 > 10 × 1e-8
     far = R.Bundle([np.array([1.0, 0.5 + 3e-6]), np.array([0.2, -0.3])])
     assert not R.limits_match(far, reference, 1e-8, R.Bundle([1.0, 0.0])).holds  # capped at 1e-6
+
+
+def test_step_b_needs_every_condition_of_theorem_6_1() -> None:
+    """Step (b)'s counterexample is only decided on directions meeting Theorem 6.1: breaking D̄_1 ⪰ 0 (W̄_1 = 0),
+    D̄_2 ⪰ 0 (W̄_3 doubled) or λ_min(D̄_3) > 0 (a large w̄_4), one at a time, leaves it undecided."""
+    import sympy
+
+    from theorems.tensor_networks.regression_fully_connected import rational_admissible_directions, step_b_fails
+
+    (W1, W2, W3), w4 = rational_admissible_directions()
+    assert step_b_fails(W1, W2, W3, w4).holds is True
+    assert step_b_fails(sympy.zeros(2, 2), W2, W3, w4).holds is None
+    assert step_b_fails(W1, W2, 2 * W3, w4).holds is None
+    assert step_b_fails(W1, W2, W3, sympy.Matrix([3, 0])).holds is None
+
+
+def test_the_residual_order_needs_theorem_6_1() -> None:
+    """The H.2 counterexample is only decided when W̄_1ᵀW̄_1 − W̄_2W̄_2ᵀ ⪰ 0 and W̄_2ᵀW̄_2 ≻ 0, each checked."""
+    import sympy
+
+    from theorems.tensor_networks.regression_fully_connected import residual_order_exceeded
+
+    W1, W2 = sympy.diag(sympy.Rational(3, 2), 1), sympy.diag(1, sympy.Rational(1, 2))
+    assert residual_order_exceeded(W1, W2, 2).holds is True
+    assert residual_order_exceeded(sympy.diag(sympy.Rational(3, 2), sympy.Rational(1, 4)), W2, 2).holds is None
+    assert residual_order_exceeded(W1, sympy.diag(1, 0), 2).holds is None  # W̄_2ᵀW̄_2 singular
+
+
+def test_losses_vanish_refuses_a_loss_that_rises_on_the_way() -> None:
+    """A series ending far below the ratio is still refused when it rises in between (not a gradient flow)."""
+    from theorems.tensor_networks.regression_fully_connected import losses_vanish
+
+    falling = np.array([1.0, 0.5, 1e-10, 1e-25])
+    rising = np.array([1.0, 2.0, 1e-10, 1e-25])
+    assert losses_vanish(R.Bundle([falling]), 1e-20).holds
+    assert not losses_vanish(R.Bundle([falling, rising]), 1e-20).holds

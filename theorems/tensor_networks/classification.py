@@ -293,7 +293,8 @@ def singular_tuple_limit(model: LinearTensorNetwork, X: np.ndarray, y: np.ndarra
                         reached=reached, what="relative residual")
     late = values[levels >= FIT_FROM]
     positive = bool(np.all(late > 0))
-    detail = decay.detail + f"; min s over Q ≥ {FIT_FROM:g}: {float(np.min(late)):.3g} ({'> 0' if positive else '≤ 0'})"
+    detail = (decay.detail + f"; min s over Q ≥ {FIT_FROM:g}: {float(np.min(late)):.3g} "
+              f"({'> 0' if positive else '≤ 0: not positive'})")
     return Decision(decay.holds and positive, detail,
                     {"final_residual": decay.final, "fitted_exponent": decay.exponent, "tolerance": tolerance,
                      "singular_value": float(values[-1]), "min_singular_value": float(np.min(late)),
@@ -430,6 +431,11 @@ def check_thm1(ctx: Context) -> None:
                     singular_tuple_limit(model, X, y, thetas, levels, rotated_direction(np.pi / 6),
                                          SINGULAR_TOLERANCE, reached),
                     change="u: Xᵀr/‖Xᵀr‖ at each level → the same turned by 30°")
+        # −u makes A = M(u): the same singular vectors with s negated, so only the sign of s tells them apart
+        ctx.control(f"{name}: u turned by 180° is rejected",
+                    singular_tuple_limit(model, X, y, thetas, levels, rotated_direction(np.pi), SINGULAR_TOLERANCE,
+                                         reached),
+                    change="u: Xᵀr/‖Xᵀr‖ at each level → −Xᵀr/‖Xᵀr‖", because="not positive")
 
 
 # -- Theorem 2, Corollaries 2–3, Remarks 1–3 -----------------------------------------------------------------------
@@ -798,6 +804,11 @@ def check_rem2(ctx: Context) -> None:
               "L = e^(a²) ≥ 1: the loss never tends to 0", conclusion=REM2_NEEDED)
     ctx.control("a shifted line is not invariant", invariant_and_stuck(_W1 + _W2 - 1),
                 change="the curve: w_1 + w_2 = 0 → w_1 + w_2 = 1")
+    # the axis w_2 = 0 has margin 0 (L = 1 on it) but is not invariant; listed before the invariant line, so every
+    # branch must pass, not only the last one
+    ctx.control("the invariant line together with the axis w_2 = 0 is rejected", invariant_and_stuck(_W2 * (_W1 + _W2)),
+                change="the curve: w_1 + w_2 = 0 → w_2 (w_1 + w_2) = 0 (adds the axis w_2 = 0)",
+                because="on w_2 = 0: d/dt g NOT identically zero")
     model = LinearTensorNetwork(np.ones((1, 1, 1)))
     X, y = np.ones((1, 1)), np.ones(1)
     ctx.support("a tiny λ > 0 escapes the saddle", "numeric",
@@ -981,7 +992,8 @@ def rank_one_along(levels: np.ndarray, matrices: np.ndarray, directions: np.ndar
     previous = int(np.searchsorted(levels, levels[last] / 10 * (1 - 1e-9)))
     rank = power_decay(levels, distances, tolerance, reached=reached, what="rank-one distance")
     align = power_decay(levels, alignments, tolerance, reached=reached, what="angle to ±u∞ (rad)")
-    return Decision(rank.holds and align.holds, f"{rank.detail}; {align.detail}; u∞ = u(Q = {levels[last]:.2g})",
+    return Decision(rank.holds and align.holds, f"rank one: {rank.holds}, along ±u∞: {align.holds}; {rank.detail}; "
+                    f"{align.detail}; u∞ = u(Q = {levels[last]:.2g})",
                     {"rank_one_distance": rank.final, "rank_exponent": rank.exponent, "angle_to_u": align.final,
                      "angle_exponent": align.exponent, "u_read_at": float(levels[last]),
                      "u_change_decade_before_rad": angle(directions[previous], limit), "tolerance": tolerance,
@@ -1039,6 +1051,18 @@ def check_c2(ctx: Context) -> None:
     ctx.control("the flow up to Q ≈ 300 is rejected",
                 rank_one_along(levels[:early], matrices[:early], directions[:early], 1e-2, resolved, reached),
                 change="levels: up to Q_max → up to Q ≈ 300 (a shifted end point)")
+    turned = np.array([rotated_direction(np.pi / 6)(model, X, y, theta) for theta in path.thetas[1:]])
+    ctx.control("u turned by 30° is rejected", rank_one_along(levels, matrices, turned, 1e-2, resolved, reached),
+                change="u: Xᵀr/‖Xᵀr‖ at each level → the same turned by 30°",
+                because="rank one: True, along ±u∞: False")
+    # the final W_1's second singular pair kept at weight 0.3: still led by u∞, but rank two at every level
+    lefts, _, rights = np.linalg.svd(matrices[-1])
+    second = 0.3 * np.outer(lefts[:, 1], rights[1])
+    widened = np.array([W / np.linalg.norm(W) + second for W in matrices])
+    ctx.control("a persistent second singular pair is rejected", rank_one_along(levels, widened, directions, 1e-2,
+                                                                                 resolved, reached),
+                change="W_1 → W_1/‖W_1‖ + 0.3 u_2 v_2ᵀ (u_2, v_2: the final W_1's second singular pair)",
+                because="rank one: False, along ±u∞: True")
 
 
 def _exact_modulus_gap(d: int, depth: int, squared_modulus: bool) -> list[sympy.Expr]:
@@ -1085,9 +1109,10 @@ def conserved_along(moduli: np.ndarray, quantities: np.ndarray, lam: float) -> D
     drift = float(np.max(np.abs(gaps - gaps[0])) / np.max(moduli))
     floor = float(np.min(moduli[:, :-1]) / lam)
     drift_limit, floor_limit = 1e-9, 1 - 1e-9
-    holds = at_most(drift, drift_limit) and at_least(floor, floor_limit)
+    floor_met = at_least(floor, floor_limit)
+    holds = at_most(drift, drift_limit) and floor_met
     return Decision(holds, f"relative drift {drift:.3g} (≤ {drift_limit:g}?), min |η_l|²/λ = {floor:.6g} "
-                    f"(≥ {floor_limit:.10g}?)",
+                    f"(≥ {floor_limit:.10g}?{'' if floor_met else ' no: below the floor'})",
                     {"max_relative_drift": drift, "min_modulus_over_lambda": floor},
                     tightness("|[U_l^T v_l(t)]_j|² ≥ α²λ (l < L)", moduli[:, :-1], lam, sense="lower"))
 
@@ -1133,6 +1158,10 @@ def check_d1(ctx: Context) -> None:
                 "conv d = 4, L = 3, t ≤ 100 (eq. 22 with α = 1)", conclusion=D1_FLOW)
     ctx.control("complex squares drift along the flow", conserved_along(moduli, etas ** 2, lam),
                 change="q(η): |η|² → η²")
+    # the differences stay conserved with the layers reversed, but layer L (drawn small) carries no floor
+    reversed_moduli = moduli[:, ::-1]
+    ctx.control("the floor asked of layers 2..L is rejected", conserved_along(reversed_moduli, reversed_moduli, lam),
+                change="layers: floor on l < L → floor on l > 1 (layer L included)", because="below the floor")
 
 
 # -- the loss bounds of App. D.1.1 and E.1.1 -------------------------------------------------------------------------
@@ -1353,6 +1382,9 @@ def check_d2_corrected(ctx: Context) -> None:
               "with (1/L)' = −L'/L² ≥ c this gives 1/L(t) ≥ 1/B(t)", conclusion=D2C_INTEGRATION)
     ctx.control("the printed form does not integrate the inequality", integrates(L0 / (1 + c * t), t, c, L0),
                 change="B: L(0)/(1 + c L(0) t) → L(0)/(1 + ct)")
+    # 1/B = 1/L(0) + 1 + ct has the right derivative c but starts one unit too high
+    ctx.control("a bound starting below L(0) is rejected", integrates(L0 / (1 + L0 + c * L0 * t), t, c, L0),
+                change="B: L(0)/(1 + c L(0) t) → L(0)/(1 + L(0) + c L(0) t)", because="B(0) = L(0): False")
     runs = tuple(_decomposable_bound_runs(ctx) + _single_point_bound_runs(ctx))
     ctx.support("differential inequality along the flows", "numeric", differential_inequality(runs, 2),
                 "the chain (a)–(d) of App. D.1.1 and E.1.1", conclusion=D2C_CHAIN)

@@ -150,8 +150,8 @@ def single_point_limit(levels: np.ndarray, rhos: np.ndarray, balance: float, s: 
     balanced = at_most(balance, tolerance)
     holds = decay.holds and signs and balanced and certified
     detail = (f"{decay.detail}; signs on the top singular values match y: {signs}; balance {balance:.3g} "
-              f"({'≤' if balanced else '>'} {tolerance:g}); reference {reference.status}, optimal margin "
-              f"{optimal:.6g} vs ‖s‖_* = {dual_norm(s, norm):.6g}")
+              f"({'≤' if balanced else '>'} {tolerance:g}{'' if balanced else ': unbalanced'}); reference "
+              f"{reference.status}, optimal margin {optimal:.6g} vs ‖s‖_* = {dual_norm(s, norm):.6g}")
     return Decision(holds, detail, {"final_gap": decay.final, "fitted_exponent": decay.exponent,
                                     "final_balance": balance, "top_multiplicity": int(top.sum()),
                                     "final_top_sign_margin": float(np.min(np.sign(y) * final[top])
@@ -250,6 +250,11 @@ def check_thm3(ctx: Context) -> None:
         ctx.control(f"{name}: the ℓ2 problem in the same coordinates is rejected",
                     single_point_limit(levels, rhos, float(run.balance[-1]), run.s, y, "l2", GAP_TOLERANCE,
                                        run.path.completed), change="norm: ℓ1 → ℓ2 (the max-margin direction ρ ∝ s)")
+        ctx.control(f"{name}: the balance at the start is rejected",
+                    single_point_limit(levels, rhos, float(run.balance[0]), run.s, y, "l1", GAP_TOLERANCE,
+                                       run.path.completed),
+                    change="||η_1| − |η_2||/‖η‖ read at the initialization instead of the last level",
+                    because="unbalanced")
         if name.startswith("full-length"):
             betas = np.array(run.betas[1:])
             ctx.support(f"{name}: β against the DFT-ℓ1 SOCP", "convex",

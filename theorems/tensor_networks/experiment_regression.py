@@ -161,8 +161,11 @@ def concentrates(directions: np.ndarray, limits_large: Bundle, limits_small: Bun
         own = np.linalg.norm(small - references[index], axis=1)
         other = np.min([np.linalg.norm(small - ref, axis=1) for k, ref in enumerate(references) if k != index], axis=0)
         margins.append(float(np.min(other / own)))
-    holds = max(ratios) <= 0.5 and min(margins) >= factor
+    ratio_ceiling = 0.5
+    concentrated = max(ratios) <= ratio_ceiling
+    holds = concentrated and min(margins) >= factor
     return Decision(bool(holds), "sensitivity ratios (α = 0.01 over α = 1) " + ", ".join(f"{r:.3f}" for r in ratios)
+                    + f" (at most {ratio_ceiling:g}{'' if concentrated else ': not concentrated'})"
                     + "; closest other reference over own " + ", ".join(f"{m:.3g}" for m in margins)
                     + f" (at least {factor:g})", {"max_sensitivity_ratio": max(ratios), "min_margin": min(margins)})
 
@@ -289,6 +292,9 @@ def check_regression_experiment(ctx: Context) -> None:
                 concentrates(np.array(directions), large_limits, small_limits,
                              Bundle(list(ordered[1:]) + [ordered[0]]), 2.0),
                 "each network's limits against the next network's reference interpolant")
+    ctx.control("the α = 0.01 limits against themselves", concentrates(np.array(directions), small_limits,
+                                                                      small_limits, ordered, 2.0),
+                "limits at α = 1 → those at α = 0.01 (α not decreased)", because="not concentrated")
     # same start, different paths: at α = 0.01 every network travels from β ≈ 0 to its limit
     separating = Records([by_name for (alpha, _), by_name in paths.items() if alpha == 0.01])
     ctx.support("same start, different paths", "numeric", paths_separate(separating, 1e-2),

@@ -494,6 +494,10 @@ def check_h2_as_printed(ctx: Context) -> None:
                        "‖W_1(0) − s u vᵀ‖_F / α² = 1/α exactly", {"paper_order_in_alpha": 2})
     ctx.control("O(α) (the corrected order)", residual_order_exceeded(W1, W2, 1),
                 "‖W_1(0) − s u vᵀ‖_F / α = 1 stays bounded")
+    # a rank-one W̄_1 over a one-column W̄_2 also meets Theorem 6.1: its residual is 0 at every α, not growing
+    narrow_W1, narrow_W2 = sympy.diag(sympy.Rational(3, 2), 0), sympy.Matrix([1, 0])
+    ctx.control("a rank-one W̄_1 (widths 2, 2, 1)", residual_order_exceeded(narrow_W1, narrow_W2, 2),
+                "W̄_1 = diag(3/2, 0), W̄_2 = (1, 0)ᵀ: ‖W_1(0) − s u vᵀ‖_F = 0 for every α", because="α = 1e-1: 0,")
     # along flows: max_t residual decays like α, not α²
     rng = ctx.rng("flows")
     X, y = rng.normal(size=(N, D)), rng.normal(size=N)

@@ -152,10 +152,12 @@ def minimizers_approach(A: np.ndarray, y: np.ndarray, eta: np.ndarray, depth: in
                 for a in small]
     to_large = [float(np.max(np.abs(WeightedH.of_initialization(depth, a, eta).minimize(A, y).rho - toward_large)))
                 for a in large]
-    holds = (is_monotone(to_small) and is_monotone(to_large) and at_most(to_small[-1], tolerance)
-             and at_most(to_large[-1], tolerance))
+    monotone = (is_monotone(to_small), is_monotone(to_large))
+    within = (at_most(to_small[-1], tolerance), at_most(to_large[-1], tolerance))
+    holds = all(monotone) and all(within)
     return Decision(bool(holds), "distances " + ", ".join(f"{v:.1e}" for v in to_small) + " (α → 0), "
-                    + ", ".join(f"{v:.1e}" for v in to_large) + f" (α → ∞); tolerance {tolerance:g}",
+                    + ", ".join(f"{v:.1e}" for v in to_large) + f" (α → ∞); tolerance {tolerance:g}; monotone "
+                    f"(α → 0, α → ∞): {monotone[0]}, {monotone[1]}; within: {within[0]}, {within[1]}",
                     {f"l1_gap_alpha{a:g}": v for a, v in zip(small, to_small)}
                     | {f"l2_gap_alpha{a:g}": v for a, v in zip(large, to_large)})
 
@@ -239,3 +241,19 @@ def check_remark_4_corrected(ctx: Context) -> None:
             ctx.control("unweighted ℓ1 for L = 3", minimizers_approach(A, y, eta, depth, small, large, plain_l1,
                                                                        l2.solution, 1e-5),
                         "the weights |η̄_j|^(2−L) matter")
+            plain_l2 = min_norm_interpolation(A, y, "l2").solution
+            ctx.control("unweighted ℓ2 for L = 3", minimizers_approach(A, y, eta, depth, small, large, l1.solution,
+                                                                       plain_l2, 1e-5),
+                        "the weights |η̄_j|^(2−2L) matter as α → ∞", because="within: True, False")
+            ctx.control("the α → 0 sweep stopped at its first α", minimizers_approach(A, y, eta, depth, small[:1],
+                                                                                      large, l1.solution, l2.solution,
+                                                                                      1e-5),
+                        f"small α: {small} → {small[:1]}", because="within: False, True")
+            # the same α values out of order: the distances no longer fall monotonically along the sweep
+            ctx.control("the α → 0 sweep out of order", minimizers_approach(A, y, eta, depth, small[1::-1] + small[2:],
+                                                                            large, l1.solution, l2.solution, 1e-5),
+                        "small α: the first two swapped", because="monotone (α → 0, α → ∞): False, True")
+            ctx.control("the α → ∞ sweep out of order", minimizers_approach(A, y, eta, depth, small,
+                                                                            large[1::-1] + large[2:], l1.solution,
+                                                                            l2.solution, 1e-5),
+                        "large α: the first two swapped", because="monotone (α → 0, α → ∞): True, False")
