@@ -188,3 +188,14 @@ def test_kkt_identities_refuse_a_point_that_is_not_kkt() -> None:
     with pytest.raises(ValueError, match="not an exact KKT point: not_kkt"):
         kkt_identities(c.model, theta, c.X, c.Y)
     assert kkt_identities(c.model, c.theta, c.X, c.Y).euler
+
+
+def test_same_multipliers_refuses_the_infeasible_origin() -> None:
+    """At θ = 0 every margin is 0: the KKT test answers 'infeasible' exactly with zero multipliers, and every layer
+    u = 0 equals Σλ_i y_i ∂Φ/∂u trivially; only the status check refuses it."""
+    from theorems.margin_maximization.definitions import same_multipliers
+
+    origin = C.edited("Theorem 3.2's network at θ = 0",
+                      C.with_parameters(C.document("thm3.2"), [[[0, 0], [0, 0]], [[0, 0]]]))
+    assert not same_multipliers(origin)
+    assert same_multipliers("thm3.2")

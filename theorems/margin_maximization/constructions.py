@@ -79,6 +79,8 @@ def FROZEN_PRODUCT(u: np.ndarray, norm: float) -> Decision:
 ANGLE_RESOLUTION = 100 * C.FLOW_RTOL
 TURN_START = 2.0  # ‖θ‖ past the initial transient
 FINAL_ANGLE = 1e-6  # ∠(u1, (0, 1)) at the end of the flow, rad
+EARLY_STOP = 3.0  # ‖θ‖ where u1 is still ~1e-5 rad from (0, 1) although its angle already falls fast
+FROZEN_DRIFT = 1e-9  # a drift per recorded state far below FROZEN_RATIO·‖θ‖: only the bitwise test can see it
 
 
 @criterion(f"‖u(t)‖ increases, ∠(u, reference) < {FINAL_ANGLE:g} rad at the end, falling faster than ‖θ‖^exponent "
@@ -96,11 +98,46 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray, exponent: flo
                         f"flow's resolution {ANGLE_RESOLUTION:g}: too few to fit a rate", figures)
     rate = fit_rate(norms[resolved], angles[resolved]).exponent
     final_angle = figures["final_angle"]
-    return Decision(bool(increasing and below(final_angle, FINAL_ANGLE) and rate < exponent),
+    turned = below(final_angle, FINAL_ANGLE)
+    return Decision(bool(increasing and turned and rate < exponent),
                     f"‖u‖ ends at {lengths[-1]:.4g} (increasing: {increasing}); final angle {final_angle:.2e} rad "
-                    f"(threshold {FINAL_ANGLE:g}), fitted as ‖θ‖^{rate:.2f} over {int(resolved.sum())} resolved states "
+                    f"(threshold {FINAL_ANGLE:g}: {'met' if turned else 'not met'}), fitted as ‖θ‖^{rate:.2f} over "
+                    f"{int(resolved.sum())} resolved states "
                     f"(‖θ‖ ∈ [{norms[resolved][0]:.3g}, {norms[resolved][-1]:.3g}], angle > {ANGLE_RESOLUTION:g}; "
                     f"threshold exponent {exponent:g})", {**figures, "angle_exponent": rate})
+
+
+@criterion("exact KKT multipliers λ at a construction's point with ‖θ‖² = degree·Σλ (Euler's identity)")
+def EULER_AT_KKT(name: str, degree: int) -> Decision:
+    c = C.construction(name)
+    first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
+    squared, total = E.dot(c.theta, c.theta), E.canonical_number(sum(first.multipliers))
+    return Decision(first.exact and E.sign(squared - degree * total) == 0,
+                    f"‖θ̃‖² = {squared} against degree·Σλ = {degree}·{total} (λ = {tuple(first.multipliers)}, exact: "
+                    f"{first.exact})", {"squared_norm": str(squared), "multipliers": str(tuple(first.multipliers))})
+
+
+FROZEN_COORDINATES = [2, 3, 5]  # (w2, v2) in θ = (w1, w2, v1, v2)
+ACTIVE_COORDINATES = [0, 1, 4]  # (w1, v1)
+INVARIANT_SLACK = 1e-6  # the integrator's tolerance
+
+
+@criterion(f"(w2, v2) within the tolerance of θ(0); along every run |w1[1]| non-increasing and ≥ 0, w1[2] "
+           f"non-decreasing and v1 ≥ v1(0), up to {INVARIANT_SLACK:g}")
+def PROOF_INVARIANTS(drift: float, paths: np.ndarray, tolerance: float) -> Decision:
+    """``paths``: one row (run, |w1[1]| (mirrored), w1[2], v1, v1(0)) per recorded state of every run."""
+    failing = {"|w1[1]| increasing": 0, "w1[1] < 0": 0, "w1[2] decreasing": 0, "v1 < v1(0)": 0}
+    for run in np.unique(paths[:, 0]):
+        a, b, v1, start = paths[paths[:, 0] == run, 1:].T
+        failing["|w1[1]| increasing"] += not is_monotone(a, "decreasing", atol=INVARIANT_SLACK)
+        failing["w1[1] < 0"] += not bool(np.all(a >= -INVARIANT_SLACK))
+        failing["w1[2] decreasing"] += not is_monotone(b, "increasing", atol=INVARIANT_SLACK)
+        failing["v1 < v1(0)"] += not bool(np.all(v1 >= start - INVARIANT_SLACK))
+    frozen = at_most(drift, tolerance)
+    return Decision(bool(frozen and not any(failing.values())),
+                    f"frozen neuron's drift {drift:.1e} (threshold {tolerance:g}: {'met' if frozen else 'not met'}); "
+                    f"runs failing each invariant, of {len(np.unique(paths[:, 0]))}: {failing}; invariants failed: "
+                    f"{[name for name, runs in failing.items() if runs]}", {"frozen_drift": drift, **failing})
 
 
 def frozen_neuron_gradient() -> sympy.Matrix:
@@ -152,11 +189,11 @@ def check_thm32(ctx: Context) -> None:
     C.record_report(ctx, "θ̃", src, {"feasible": True, "kkt": True, "local_optimum": False, "gf_limit": True},
                     {"feasible": KKT, "kkt": KKT, "local_optimum": NOT_LOCAL, "gf_limit": DIRECTION})
     C.record(ctx, "θ̃ is not a global minimum (reference)", src, "global_optimum", False, NOT_LOCAL)
-    first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-    squared, total = E.dot(c.theta, c.theta), sum(first.multipliers)
-    ctx.prove("Euler identity at θ̃", "exact", first.exact and E.sign(squared - 2 * total) == 0,
-              f"‖θ̃‖² = {squared} = L·Σλ = 2·{total} (degree L = 2, λ = {tuple(first.multipliers)})",
-              {"squared_norm": str(squared), "multipliers": str(tuple(first.multipliers))}, conclusion=KKT)
+    squared = E.dot(c.theta, c.theta)
+    ctx.prove("Euler identity at θ̃", "exact", EULER_AT_KKT("thm3.2", c.model.degree),
+              f"‖θ̃‖² = L·Σλ with the degree L = {c.model.degree}", conclusion=KKT)
+    ctx.control("Euler identity at θ̃ with degree L + 1", EULER_AT_KKT("thm3.2", c.model.degree + 1),
+                "wrong constant: ‖θ̃‖² = LΣλ → (L + 1)Σλ", because="exact: True")
     # negative controls: the same checks on the global optimum θ* and on a non-stationary point
     optimum = C.edited("θ* (one neuron per sample)", C.with_parameters(C.with_properties(
         C.document("thm3.2"), {"check": "local_optimum"}, {"check": "global_optimum"}), GLOBAL_OPTIMUM))
@@ -175,18 +212,19 @@ def check_thm32(ctx: Context) -> None:
     target = float(squared)
     runs = ctx.pick(20, 40)
     inits = C.thm32_initializations(ctx.rng("cone initializations"), runs, X)
-    drift, monotone, evaluations, costs = 0.0, True, 0, []
+    drift, active_drift, evaluations, costs, paths = 0.0, 0.0, 0, [], []
     for loss in C.LOSSES:
         for theta0 in inits:
             flow = C.normalized_flow(c.float_model, X, y, theta0, loss, rtol=1e-6, method="BDF")
             costs.append(flow.cost)
             evaluations += flow.trajectory.nfev
-            drift = max(drift, float(np.max(np.abs(flow.trajectory.theta[:, [2, 3, 5]] - theta0[[2, 3, 5]]))))
-            a, b, v1 = (flow.trajectory.theta[:, k] for k in (0, 1, 4))
+            states = flow.trajectory.theta
+            drift = max(drift, float(np.max(np.abs(states[:, FROZEN_COORDINATES] - theta0[FROZEN_COORDINATES]))))
+            active_drift = max(active_drift,
+                               float(np.max(np.abs(states[:, ACTIVE_COORDINATES] - theta0[ACTIVE_COORDINATES]))))
             mirrored = np.sign(theta0[0]) if theta0[0] != 0 else 1.0  # the mirror x ↦ (−x[1], x[2]) swaps samples
-            slack = 1e-6  # the integrator's tolerance
-            monotone &= is_monotone(mirrored * a, "decreasing", atol=slack) and bool(np.all(mirrored * a >= -slack))
-            monotone &= is_monotone(b, "increasing", atol=slack) and bool(np.all(v1 >= theta0[4] - slack))
+            paths.append(np.column_stack([np.full(len(states), len(paths)), mirrored * states[:, 0], states[:, 1],
+                                          states[:, 4], np.full(len(states), theta0[4])]))
     ctx.support("random initializations: R(θ) → ‖θ̃‖²", "numeric", COSTS_NEAR(np.array(costs), target, R_TOLERANCE),
                 f"{runs} Xavier-normal draws conditioned on the hypotheses, exponential and logistic loss, "
                 "arc-length flow (BDF, rtol 1e-6) to ‖θ‖ = 300 (finite-time proxy)",
@@ -194,10 +232,30 @@ def check_thm32(ctx: Context) -> None:
     ctx.control("random initializations against the global optimum's R", COSTS_NEAR(np.array(costs), GLOBAL_R,
                                                                                      R_TOLERANCE),
                 "wrong limit: ‖θ̃‖² = 8 → ‖θ*‖² = 16/√17")
-    ctx.support("trajectory invariants of the proof", "numeric", at_most(drift, FROZEN_TOLERANCE) and monotone,
-                f"on every run (w2, v2) stay within {drift:.1e} (threshold {FROZEN_TOLERANCE:g}) of θ(0) "
-                "(implicit-solver rounding); |w1[1]| is non-increasing to 0, w1[2] increasing and v1 ≥ v1(0), up to "
-                "1e-6 (App. C.3 steps 1–3)", {"frozen_drift": drift, "monotone": monotone}, conclusion=DIRECTION)
+    rows = np.concatenate(paths)
+    ctx.support("trajectory invariants of the proof", "numeric", PROOF_INVARIANTS(drift, rows, FROZEN_TOLERANCE),
+                "on every run (w2, v2) stay at θ(0) up to implicit-solver rounding; |w1[1]| is non-increasing to 0, "
+                "w1[2] increasing and v1 ≥ v1(0) (App. C.3 steps 1–3)", conclusion=DIRECTION)
+    ctx.control("the invariants with the active neuron frozen", PROOF_INVARIANTS(active_drift, rows, FROZEN_TOLERANCE),
+                "another neuron: the drift of (w1, v1) in place of (w2, v2)", because="not met")
+
+    def perturbed(column: int, change) -> np.ndarray:
+        """The rows with one column changed run by run."""
+        return np.concatenate([np.column_stack([*path[:, :column].T, change(path[:, column], path),
+                                                *path[:, column + 1:].T]) for path in paths])
+
+    for name, column, change, wrong, failing in (
+            ("|w1[1]| read backwards", 1, lambda v, _: v[::-1], "another path: |w1[1]| in reverse order (growing)",
+             "|w1[1]| increasing"),
+            ("|w1[1]| measured from its start", 1, lambda v, _: v - v[0],
+             "another path: |w1[1](t)| − |w1[1](0)|, non-increasing but negative", "w1[1] < 0"),
+            ("w1[2] read backwards", 2, lambda v, _: v[::-1], "another path: w1[2] in reverse order (falling)",
+             "w1[2] decreasing"),
+            ("v1 against its final value", 4, lambda v, path: np.full(len(v), path[-1, 3]),
+             "wrong constant: v1 ≥ v1(0) → v1 ≥ v1 at ‖θ‖ = 300 (v1 grows)", "v1 < v1(0)")):
+        ctx.control(f"trajectory invariants, {name}", PROOF_INVARIANTS(drift, perturbed(column, change),
+                                                                       FROZEN_TOLERANCE),
+                    wrong, because=f"invariants failed: ['{failing}']")
 
     # 3. zero loss: L < 2ℓ(1) in finite real time, and 2ℓ(1) lies below ℓ(0) (so every margin is then positive)
     for loss in C.LOSSES:
@@ -269,6 +327,15 @@ def check_fig1(ctx: Context) -> None:
         ctx.control(f"{loss}: u1 constant", FROZEN_PRODUCT(u1, norms[-1]), "the other neuron: u2 → u1")
         ctx.control(f"{loss}: u2/‖θ‖ read at the start", FROZEN_PRODUCT(u2, norms[0]),
                     "read at ‖θ(0)‖ instead of the end: u2 is constant but not yet small against ‖θ‖")
+        drifting = u2 + FROZEN_DRIFT * np.arange(len(u2))[:, None]
+        ctx.control(f"{loss}: u2 drifting slowly", FROZEN_PRODUCT(drifting, norms[-1]),
+                    f"another trajectory: u2 moving by {FROZEN_DRIFT:g} per recorded state (still small against ‖θ‖)",
+                    because="constant: False")
+        early = norms <= EARLY_STOP
+        ctx.control(f"{loss}: u1 read up to ‖θ‖ = {EARLY_STOP:g}", TURNS(u1[early], reference, norms[early]),
+                    f"the flow stopped at ‖θ‖ = {EARLY_STOP:g} instead of {norms[-1]:.3g}: u1 grows and turns fast "
+                    f"but is not yet within {FINAL_ANGLE:g} rad of (0, 1)",
+                    because=f"(threshold {FINAL_ANGLE:g}: not met)")
         shrinking = u1 / np.sum(u1**2, axis=1, keepdims=True)
         ctx.control(f"{loss}: u1/‖u1‖² turning to (0, 1)", TURNS(shrinking, reference, norms),
                     "the same direction with length 1/‖u1‖: it turns to (0, 1) but does not grow")

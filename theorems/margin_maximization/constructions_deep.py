@@ -12,8 +12,9 @@ import numpy as np
 import sympy
 
 from numerics import exact as E
-from numerics import global_optimum, kkt
+from numerics import global_optimum
 from theorems.margin_maximization import common as C
+from theorems.margin_maximization.constructions import EULER_AT_KKT
 from verify import Context, Decision, claim, criterion, plain, tightness
 
 
@@ -93,13 +94,12 @@ def check_thm51(ctx: Context) -> None:
                                                                     other_activation(m)),
                         {"kkt": True, "local_optimum": False}, conclusions)
         c = C.construction(name)
-        first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-        squared, total = E.dot(c.theta, c.theta), E.canonical_number(sum(first.multipliers))
         ctx.prove(f"m = {m}: non-zero inputs", "exact", C.NONZERO_INPUTS(C.source(name), E.to_exact(c.theta)),
                   "every hidden pre-activation is non-zero", conclusion=K51)
-        ctx.prove(f"m = {m}: Euler's identity", "exact", first.exact and E.sign(squared - m * total) == 0,
-                  f"‖θ̃‖² = {squared} = m·Σλ with λ = {total}",
-                  {"squared_norm": str(squared), "multiplier": str(total)}, conclusion=K51)
+        ctx.prove(f"m = {m}: Euler's identity", "exact", EULER_AT_KKT(name, m), "‖θ̃‖² = m·Σλ", conclusion=K51)
+        if m == C.THM51_DEPTHS[0]:
+            ctx.control(f"m = {m}: Euler's identity with degree m − 1", EULER_AT_KKT(name, m - 1),
+                        "wrong constant: ‖θ̃‖² = mΣλ → (m − 1)Σλ", because="exact: True")
         C.record_ray(ctx, name, D51, control=m == 3)
     ctx.prove("the curve is shorter for every ε ∈ (0, 1) (every m > 2)", "symbolic", SHORTENS(None),
               "g(ε) = (1+ε)^(2/m) + (1−ε)^(2/m) with m = 2 + k, k > 0: g(0) = 2, g'(0) = 0, g'' < 0 (a strengthening "
@@ -122,6 +122,17 @@ def check_thm51(ctx: Context) -> None:
     doubled = C.with_properties(doubled, {"check": "kkt"})
     C.control_property(ctx, "KKT check at m = 3 with the first layer doubled", C.edited("m = 3, w1 doubled", doubled),
                        "kkt", True, "another point: w̃_1 → 2w̃_1 (margin 2, no active constraint)")
+
+
+@criterion("the first layer's per-layer problem (activation patterns, exact) has an optimum below ‖W̃1‖²")
+def FIRST_LAYER_SHORTER(name: str) -> Decision:
+    c = C.construction(name)
+    layer = global_optimum.layer_global_optimum(c.model, c.theta, c.X, c.Y)
+    first = c.model.split(E.to_exact(c.theta))[0]
+    squared = E.dot(first, first)
+    return Decision(layer.optimum is not None and E.sign(layer.optimum - squared) < 0,
+                    f"activation patterns: min ‖W1‖² = {layer.optimum} against ‖W̃1‖² = {squared} ({layer.message})",
+                    {"layer_optimum": str(layer.optimum), "layer_squared_norm": str(squared)})
 
 
 K53 = "θ̃ is a KKT point of the max-margin problem"
@@ -153,14 +164,10 @@ def check_thm53(ctx: Context) -> None:
     C.record_report(ctx, "θ̃", src, {"kkt": True, "layer_optimum (layer 1)": False},
                     {"kkt": K53, "layer_optimum": L53})
     C.record(ctx, "gradient flow reaches θ̃ (Theorem 4.2 (2)'s run)", C.source("thm4.2.2"), "gf_limit", True, D53)
-    c = C.construction("thm5.3")
-    layer = global_optimum.layer_global_optimum(c.model, c.theta, c.X, c.Y)
-    first = c.model.split(E.to_exact(c.theta))[0]
-    squared = E.dot(first, first)
-    ctx.prove("the first layer's problem has a much smaller optimum", "exact",
-              layer.optimum is not None and E.sign(layer.optimum - squared) < 0,
-              f"activation patterns: min ‖W1‖² = {layer.optimum} < ‖W̃1‖² = {squared} ({layer.message})",
-              {"layer_optimum": str(layer.optimum), "layer_squared_norm": str(squared)}, conclusion=L53)
+    ctx.prove("the first layer's problem has a much smaller optimum", "exact", FIRST_LAYER_SHORTER("thm5.3"),
+              conclusion=L53)
+    ctx.control("the same first-layer optimum at Theorem 3.2's limit", FIRST_LAYER_SHORTER("thm3.2"),
+                "another construction: Theorem 3.2's θ̃, whose first layer solves its per-layer problem")
     C.control_property(ctx, "the same layer check on the output layer", src, "layer_optimum (layer 2)", False,
                        "another layer: 1 → 2 (a convex QP that θ̃ solves)")
     C.control_property(ctx, "the same layer check on Lemma C.6's first layer", C.source("lemC.6"),

@@ -19,6 +19,7 @@ import sympy
 
 from numerics import exact as E
 from numerics.networks import scalar_outputs
+from numerics.tolerances import below
 from numerics.univariate import certified_sign
 from theorems.margin_maximization import common as C
 from verify import Context, Decision, claim, criterion, line, plain, tightness
@@ -277,6 +278,21 @@ def SHORTER(point: C.Source, reference: int) -> Decision:
                     tightness("‖θ‖² < ‖θ̃‖² (a feasible point below the KKT value)", float(squared), float(reference)))
 
 
+SCALED_TOLERANCE = 0.05  # |(2 − α/β)·log t − limit| at the last time
+
+
+@criterion(f"α/β increasing in t and (2 − α/β)·log t within {SCALED_TOLERANCE:g} of the limit at the last time")
+def SLOW_APPROACH(ratios: tuple[float, ...], scaled_last: float, limit: float) -> Decision:
+    increasing = all(a < b for a, b in itertools.pairwise(ratios))
+    gap = abs(scaled_last - limit)
+    close = below(gap, SCALED_TOLERANCE)
+    return Decision(bool(increasing and close),
+                    f"α/β = {', '.join(f'{r:.5f}' for r in ratios)} (increasing: {increasing}); (2 − α/β)·log t = "
+                    f"{scaled_last:.4f} against {limit:.4f} (gap {gap:.3g}, threshold {SCALED_TOLERANCE:g}: "
+                    f"{'met' if close else 'not met'})",
+                    {"gap": gap})
+
+
 def ratio_in_real_time(t: float) -> mpmath.mpf:
     """α(t)/β(t) of Lemma C.6's flow (exponential loss) from the closed forms q1 = α²/4, q3 = β²."""
     q1 = C.ei_margin(sympy.Rational(9, 4), 1, t, "exponential")
@@ -326,23 +342,28 @@ def check_lemC6(ctx: Context) -> None:
     ctx.control("a feasible point of the rays with (α, β) = (3, 1)", SHORTER(_point("(α, β) = (3, 1)", RAY_OFF_RATIO),
                                                                              10),
                 "another point: θ' → (α, β) = (3, 1) on the invariant rays (feasible, ‖θ‖² = 20)")
+    halved = [[[f"({v})/2" for v in row] for row in layer] for layer in PAPER_POINT]
+    ctx.control("θ'/2, shorter but infeasible", SHORTER(_point("θ'/2", halved), 10),
+                "another point: θ' → θ'/2 (‖θ‖² = 125/64, every margin divided by 4)", because="has margin")
     C.limits_agree(ctx, "lemC.6", slopes=False, conclusion=DC6)
     C.record_closed_forms(ctx, "lemC.6", [("q1 = α²/4", 0, "9/4", 1), ("q3 = β²", 2, "4", 2)], DC6)
     C.record_separation(ctx, "lemC.6", DC6)
     ratios = [ratio_in_real_time(t) for t in RATIO_TIMES]
     decades = [int(round(math.log10(t))) for t in RATIO_TIMES]
     scaled = [float((2 - r) * mpmath.log(t)) for r, t in zip(ratios, RATIO_TIMES)]
-    ctx.support("α/β → 2 only like 2 − log 2/log t", "numeric",
-                bool(all(a < b for a, b in itertools.pairwise(ratios)) and abs(scaled[-1] - float(mpmath.log(2)))
-                     < 0.05),
-                f"from the closed forms (40 digits): α/β = {', '.join(f'{float(r):.5f}' for r in ratios)} at t = "
-                f"1e{decades[0]} … 1e{decades[-1]}, increasing; (2 − α/β)·log t = {scaled[-1]:.4f}, within 0.05 of "
-                f"log 2 = {float(mpmath.log(2)):.4f}: real time is hopeless for directional limits (finite-time "
-                "proxy)", {"ratio_at_1e300": float(ratios[-1]), "scaled_at_1e300": scaled[-1]},
+    log2, ratio_values = float(mpmath.log(2)), tuple(float(r) for r in ratios)
+    ctx.support("α/β → 2 only like 2 − log 2/log t", "numeric", SLOW_APPROACH(ratio_values, scaled[-1], log2),
+                f"from the closed forms (40 digits) at t = 1e{decades[0]} … 1e{decades[-1]}: real time is hopeless "
+                "for directional limits (finite-time proxy)",
+                {"ratio_at_1e300": float(ratios[-1]), "scaled_at_1e300": scaled[-1]},
                 plot=line("Lemma C.6: α/β in real time (closed forms)",
                           {"(2 − α/β)·log t": (decades, scaled), "2 − α/β": (decades, [float(2 - r) for r in ratios])},
                           xlabel="log₁₀ t", ylabel="value", yscale="log", reference={"log 2": float(mpmath.log(2))}),
                 conclusion=DC6)
+    ctx.control("α/β read backwards", SLOW_APPROACH(ratio_values[::-1], scaled[-1], log2),
+                "another path: the same ratios in reverse order (α/β falling in t)", because="increasing: False")
+    ctx.control("(2 − α/β)·log t → 1", SLOW_APPROACH(ratio_values, scaled[-1], 1.0),
+                "wrong constant: the limit log 2 → 1", because=f"threshold {SCALED_TOLERANCE:g}: not met")
     off = C.with_parameters(C.with_properties(C.document("lemC.6"), {"check": "kkt"}), RAY_OFF_RATIO)
     C.control_property(ctx, "KKT check at (α, β) = (3, 1) on the invariant rays", C.edited("(α, β) = (3, 1)", off),
                        "kkt", True, "another point: (α, β) = (2, 1) → (3, 1)")

@@ -218,13 +218,13 @@ def UNIT_BALANCE(architecture: str, activation: str) -> Decision:
 
 
 @criterion("numerics.networks' forward and Jacobian of the linear FC 2-3-2-1 network equal the symbolic recursion "
-           "(plus ``shift``) and its gradient")
-def LIBRARY_ENCODES(shift: int) -> Decision:
+           "(plus ``shift``) and its gradient (times ``gradient_scale``)")
+def LIBRARY_ENCODES(shift: int, gradient_scale: int = 1) -> Decision:
     linear_fc = fully_connected([2, 3, 2, 1], "linear")
     theta, x = symbolic_parameters(linear_fc), symbolic_input(2)
     phi = symbolic_output(linear_fc, theta, x, linear_activation) + shift
     jacobian = is_identically_zero(sympy.Matrix(list(linear_fc.jacobian(theta, x[None, :])[0, 0, :]
-                                                     - gradient(phi, theta))))
+                                                     - gradient_scale * gradient(phi, theta))))
     forward = is_identically_zero(scalar_outputs(linear_fc, theta, x[None, :])[0] - phi)
     holds = True if jacobian.proved and forward.proved else (False if jacobian.refuted or forward.refuted else None)
     return Decision(holds, f"Jacobian − ∇Φ: {jacobian.description}; forward − Φ: {forward.description}")
@@ -237,6 +237,23 @@ def DIAGONAL_PREDICTOR(factors: int) -> bool:
     x = symbolic_input(2)
     beta = np.prod([t[2 * k:2 * k + 2] for k in range(factors)], axis=0)
     return is_identically_zero(diag.forward(t, x[None, :])[0, 0] - beta.dot(x)).proved
+
+
+MEMBERSHIP_LAYERS: dict[str, Callable[[], Layer]] = {
+    "fully connected": lambda: Dense(3, 2), "diagonal": lambda: diagonal(2, 2).layers[0],
+    "locally connected": lambda: locally_connected([[0, 1], [1, 2]], 3).layers[0],
+    "2-patch convolution": lambda: disjoint_patches(2, 2)}
+
+
+@criterion("the N_no-share layers use each parameter once, the shared layer each parameter ``uses`` times")
+def PARAMETER_USES(no_share: tuple[str, ...], shared: str, uses: int) -> Decision:
+    counts = {name: int(parameter_uses(MEMBERSHIP_LAYERS[name]()).max()) for name in (*no_share, shared)}
+    repeated = [name for name in no_share if counts[name] != 1]
+    shared_ok = counts[shared] == uses
+    return Decision(not repeated and shared_ok,
+                    f"uses per parameter {counts}; no-share layers used more than once: {repeated}; {shared}: "
+                    f"{counts[shared]} (expected {uses}: {'met' if shared_ok else 'not met'})",
+                    {f"uses: {k}": v for k, v in counts.items()})
 
 
 @claim(
@@ -290,18 +307,22 @@ def check_def_nets(ctx: Context) -> None:
               conclusion=NETS_BETA)
     ctx.control("the recursion's output shifted by 1", LIBRARY_ENCODES(1),
                 "another output: Φ → Φ + 1, with the same gradient (only the forward comparison can reject it)")
+    ctx.control("the recursion's gradient doubled", LIBRARY_ENCODES(0, 2),
+                "another derivative: ∇Φ → 2∇Φ, with the same Φ (only the Jacobian comparison can reject it)",
+                because="Jacobian − ∇Φ: NOT identically zero")
     ctx.prove("the diagonal predictor", "symbolic", DIAGONAL_PREDICTOR(3),
               "the diagonal depth-3 network computes ⟨w1∘w2∘w3, x⟩", conclusion=NETS_BETA)
     ctx.control("the diagonal predictor without its last factor", DIAGONAL_PREDICTOR(2), "wrong predictor: k = 3 → 2")
-    uses = {name: int(parameter_uses(layer).max()) for name, layer in
-            (("fully connected", Dense(3, 2)), ("diagonal", diagonal(2, 2).layers[0]),
-             ("locally connected", locally_connected([[0, 1], [1, 2]], 3).layers[0]),
-             ("2-patch convolution", disjoint_patches(2, 2)))}
-    membership = uses["fully connected"] == uses["diagonal"] == uses["locally connected"] == 1 \
-        and uses["2-patch convolution"] == 2
-    ctx.prove("membership in N_no-share", "exact", membership,
+    no_share = ("fully connected", "diagonal", "locally connected")
+    ctx.prove("membership in N_no-share", "exact", PARAMETER_USES(no_share, "2-patch convolution", 2),
               "dense, diagonal and locally connected layers use each parameter once (N_no-share), the 2-patch "
-              "convolution twice (N only)", {f"uses: {k}": v for k, v in uses.items()}, conclusion=NETS_UNITS)
+              "convolution twice (N only)", conclusion=NETS_UNITS)
+    ctx.control("the convolution's filter used once", PARAMETER_USES(no_share, "2-patch convolution", 1),
+                "wrong constant: the 2-patch convolution's uses per parameter 2 → 1", because="(expected 1: not met)")
+    ctx.control("the convolution counted in N_no-share",
+                PARAMETER_USES(("fully connected", "diagonal", "2-patch convolution"), "2-patch convolution", 2),
+                "another architecture: the 2-patch convolution in place of the locally connected layer",
+                because="used more than once: ['2-patch convolution']")
 
 
 # -- losses, gradient flow and the loss threshold ------------------------------------------------------------------
@@ -431,6 +452,8 @@ def check_def_gf(ctx: Context) -> None:
         ctx.prove(f"{loss}: ℓ' < 0 < ℓ''", "symbolic", LOSS_SHAPE(str(loss_expression(loss, Q))),
                   conclusion=GF_SIGNS)
     ctx.control("the square loss (q − 1)²", LOSS_SHAPE("(q - 1)**2"), "another loss: ℓ(q) = (q − 1)²")
+    ctx.control("the linear loss −q", LOSS_SHAPE("-q"), "another loss: ℓ(q) = −q, decreasing but not strictly convex",
+                because="ℓ'' = 0")
     for loss, level in (("exponential", "1"), ("logistic", "log(2)")):
         ctx.prove(f"{loss}: L < ℓ(0) forces positive margins", "symbolic", THRESHOLD(loss, level),
                   "ℓ > 0 and ℓ' < 0: L < level bounds every term ℓ(q_i) < level, so q_i > ℓ⁻¹(level) ≥ 0",
@@ -694,6 +717,22 @@ def SAMPLED_LIMITS(theta: np.ndarray, candidates: np.ndarray, seed: int) -> Deci
                     f"samples per candidate at the smallest radius {hits}", {"distance_over_radius": worst})
 
 
+def one_sided_gradients(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Backpropagated gradients of the unit v σ(wᵀx) at x = (1, 2) with σ'(0) = 1 and with σ'(0) = 0."""
+    unit = fully_connected([2, 1, 1], "relu")
+    x = np.array([1.0, 2.0])
+    on, off = (dataclasses.replace(unit, relu_slope_at_zero=s).jacobian(theta, x[None, :])[0, 0, :] for s in (1, 0))
+    return on, off
+
+
+@criterion("backprop of v σ(wᵀx) at x = (1, 2) gives ``expected`` with σ'(0) = 1 and 0 with σ'(0) = 0 (float64)")
+def ONE_SIDED(theta: np.ndarray, expected: np.ndarray) -> Decision:
+    on, off = one_sided_gradients(theta)
+    matches, vanishes = bool(np.allclose(on, expected)), not np.any(off)
+    return Decision(matches and vanishes, f"σ'(0) = 1: {on.tolist()} (expected {expected.tolist()}: {matches}); "
+                    f"σ'(0) = 0: {off.tolist()} (zero: {vanishes})")
+
+
 @criterion("exact Clarke LP: KKT with selected slopes s ∈ [0, 1]")
 def CLARKE_KKT(construction: C.Source) -> Decision:
     c = C.built(construction)
@@ -727,15 +766,23 @@ def check_appb(ctx: Context) -> None:
     unit = fully_connected([2, 1, 1], "relu")
     x = np.array([1.0, 2.0])
     kink = np.array([2.0, -1.0, 1.5])  # wᵀx = 0, v = 3/2
-    on, off = (dataclasses.replace(unit, relu_slope_at_zero=s).jacobian(kink, x[None, :])[0, 0, :] for s in (1, 0))
-    ctx.prove("the two one-sided gradients at the kink", "exact", bool(np.allclose(on, [1.5, 3.0, 0.0]) and
-                                                                      not np.any(off)),
+    on, off = one_sided_gradients(kink)
+    ctx.prove("the two one-sided gradients at the kink", "exact", ONE_SIDED(kink, np.array([1.5, 3.0, 0.0])),
               "backprop with σ'(0) = 1 gives (v x, 0) = (3/2, 3, 0), with σ'(0) = 0 gives 0", conclusion=B_SET)
+    ctx.control("the one-sided gradient 2(v x, 0)", ONE_SIDED(kink, np.array([3.0, 6.0, 0.0])),
+                "wrong constant: (v x, 0) → 2(v x, 0)", because="expected [3.0, 6.0, 0.0]: False")
+    ctx.control("the one-sided gradients at a smooth point", ONE_SIDED(np.array([2.0, 1.0, 1.5]),
+                                                                        np.array([1.5, 3.0, 4.0])),
+                "another point: w = (2, −1) → (2, 1), off the kink, where both rules give ∇f = (v x, wᵀx) ≠ 0",
+                because="zero: False")
     ctx.support("limiting gradients at a kink", "numeric", SAMPLED_LIMITS(kink, np.array([on, off]), seed),
                 "v σ(wᵀx) with x = (1, 2) at w = (2, −1), v = 3/2: the Clarke set is the segment between (v x, 0) and "
                 "0, as numerics.kkt models kinks", conclusion=B_SET)
     ctx.control("a one-sided set at the kink", SAMPLED_LIMITS(kink, np.array([on]), seed),
                 "wrong set: {(v x, 0)} alone")
+    stray = np.array([0.0, 0.0, 1.0])  # ∂/∂v at the kink is σ(wᵀx) = 0: no sample's gradient comes near it
+    ctx.control("a set with a stray limit at the kink", SAMPLED_LIMITS(kink, np.array([on, off, stray]), seed),
+                "wrong set: the segment plus (0, 0, 1), a gradient no nearby sample has", because=", 0]")
     origin, smooth = np.zeros(3), np.array([2.0, 1.0, 1.5])
     ctx.support("limiting gradients at the origin", "numeric", SAMPLED_LIMITS(origin, np.array([origin]), seed),
                 "(w, v) = 0: the samples tend to the single gradient 0", conclusion=B_SET)
@@ -746,6 +793,10 @@ def check_appb(ctx: Context) -> None:
         ctx.prove(f"{name}: Clarke KKT point", "exact", CLARKE_KKT(C.source(name)), conclusion=B_KKT)
     ctx.control("a non-KKT point", CLARKE_KKT(C.edited("Theorem 4.2 (2) with v_1 = 11/10", perturbed_output_weight())),
                 "another point: v_1 = 1 → 11/10")
+    origin_point = C.with_parameters(C.document("thm3.2"), [[[0, 0], [0, 0]], [[0, 0]]])
+    ctx.control("the origin", CLARKE_KKT(C.edited("Theorem 3.2's network at θ = 0", origin_point)),
+                "another point: θ̃ → 0 (every margin 0, infeasible; no kinks, exact zero multipliers)",
+                because="infeasible")
 
 
 def support_from(ctx: Context, name: str, res, asserts: bool) -> bool:
@@ -911,6 +962,20 @@ def check_thm21(ctx: Context) -> None:
         name, *flow = measured[0]
         ctx.control(f"{name}: residual like ‖θ‖^−3", KKT_PROXY(*flow, RESIDUAL_TOLERANCE, -3.0),
                     f"wrong constant: the rate ceiling {RESIDUAL_RATE_CEILING:g} → −3 (the residual falls like 1/‖θ‖)")
+        below, residuals, log_losses = flow
+        ctx.control(f"{name}: log L read backwards", KKT_PROXY(below, residuals, log_losses[::-1], RESIDUAL_TOLERANCE),
+                    "another path: the losses in reverse order, rising along the flow (residuals unchanged)",
+                    because=f"log L ends at {log_losses[0]:.3g}")
+        early = (residuals[1], residuals[0]) + residuals[2:]  # the rate is fitted from ‖θ‖ = SETTLED_NORM on only
+        ctx.control(f"{name}: residuals at ‖θ‖ = {FLOW_NORMS[0]:g} and {FLOW_NORMS[1]:g} swapped",
+                    KKT_PROXY(below, early, log_losses, RESIDUAL_TOLERANCE),
+                    f"another path: the residual rising between ‖θ‖ = {FLOW_NORMS[0]:g} and {FLOW_NORMS[1]:g}, "
+                    "the same from there on")
+        strict = residuals[-1] / 10
+        ctx.control(f"{name}: residual threshold a tenth of the final residual",
+                    KKT_PROXY(below, residuals, log_losses, strict),
+                    f"wrong constant: the residual threshold {RESIDUAL_TOLERANCE:g} → {strict:.1e}, below the "
+                    "residual reached at the last norm", because=f"threshold {strict:g}")
     start, dead, margins = dead_sample_flow()
     residual = dead.stationarity_residual if dead.status != "infeasible" else float("inf")
     ctx.control("hypothesis L < 1 (logistic)", KKT_PROXY(separates("logistic", start), (residual,), (math.log(start),),
@@ -944,22 +1009,25 @@ def diagonal_cost(beta: np.ndarray, depth: int) -> float:
 
 
 @criterion("the balanced factorizations compute β exactly, with ‖θ‖² = constant·‖β‖^(2/L), resp. constant·Σ|β_k|^(2/L)")
-def balanced_factorizations(beta: np.ndarray, depth: int, constant: int) -> Decision:
+def balanced_factorizations(beta: np.ndarray, depth: int, constant: int, output_sign: int = 1) -> Decision:
     """The minimizers of the two formulas, exactly: aligned rank-one layers c·e1 e1ᵀ (first c·e1 βᵀ/‖β‖, c =
     ‖β‖^(1/L)) for the fully-connected network and |β_k|^(1/L) per coordinate (signs on the output layer) for the
-    diagonal one compute β and cost L‖β‖^(2/L), resp. L Σ|β_k|^(2/L) (the statement: ``constant`` = L)."""
+    diagonal one compute β and cost L‖β‖^(2/L), resp. L Σ|β_k|^(2/L) (the statement: ``constant`` = L).
+    ``output_sign`` −1 flips the output layer: the same cost, computing −β."""
     b = E.to_exact(np.array([sympy.Rational(int(v), 8) for v in np.round(8 * beta)], dtype=object))
     d, norm = len(b), sympy.sqrt(E.dot(b, b))
     c = norm ** sympy.Rational(1, depth)
     basis = E.to_exact(np.eye(d, dtype=int))
     fc = fully_connected([d] + [2] * (depth - 1) + [1], "linear")
-    layers = [np.outer([c, 0], b / norm)] + [np.array([[c, 0], [0, 0]])] * (depth - 2) + [np.array([[c, 0]])]
+    layers = ([np.outer([c, 0], b / norm)] + [np.array([[c, 0], [0, 0]])] * (depth - 2)
+              + [np.array([[output_sign * c, 0]])])
     theta = E.canonical(np.concatenate([W.ravel() for W in layers]))
     fc_ok = np.all(E.signs(E.canonical(scalar_outputs(fc, theta, basis) - b)) == 0) and E.sign(
         E.dot(theta, theta) - constant * norm ** sympy.Rational(2, depth)) == 0
     diag = diagonal(d, depth, "linear")
     roots = [abs(v) ** sympy.Rational(1, depth) for v in b]
-    theta = E.canonical(np.array(roots * (depth - 1) + [sympy.sign(v) * r for v, r in zip(b, roots)], dtype=object))
+    theta = E.canonical(np.array(roots * (depth - 1) + [output_sign * sympy.sign(v) * r for v, r in zip(b, roots)],
+                                 dtype=object))
     diag_ok = np.all(E.signs(E.canonical(scalar_outputs(diag, theta, basis) - b)) == 0) and E.sign(
         E.dot(theta, theta) - constant * sum(abs(v) ** sympy.Rational(2, depth) for v in b)) == 0
     found = {"fully connected": bool(fc_ok), "diagonal": bool(diag_ok)}
@@ -1013,6 +1081,10 @@ def check_cite_sec2(ctx: Context) -> None:
                     "L Σ|β_k|^(2/L), exactly", conclusion=CITE_NORMS)
         ctx.control(f"(ii) exact minimizers with cost (L + 1)‖β‖^(2/L), depth {depth}",
                     balanced_factorizations(beta, depth, depth + 1), change="wrong constant: L → L + 1",
+                    because="fully connected: False; diagonal: False")
+        ctx.control(f"(ii) the balanced factorizations with the output layer negated, depth {depth}",
+                    balanced_factorizations(beta, depth, depth, -1),
+                    change="another point: the output layer's sign flipped (the same cost, computing −β)",
                     because="fully connected: False; diagonal: False")
         ctx.support(f"(ii) fully connected, depth {depth}", "numeric",
                     FORMULA(fc, fully_connected_cost(beta, depth), FACTORIZATION_TOLERANCE),

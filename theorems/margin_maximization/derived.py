@@ -131,8 +131,7 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
     squared = E.dot(theta, theta)
     euler = E.sign(squared - (degree or model.degree) * total) == 0
     layers = all(E.sign(E.dot(u, u) - total) == 0 for u in model.split(theta))
-    units = unit_balance(model, theta) if isinstance(model, Network) and model.depth == 2 and is_no_share(model) \
-        else None
+    units = unit_balance(model, theta) if model.depth == 2 and is_no_share(model) else None
     return Identities(tuple(first.multipliers), euler, layers, units, squared)
 
 
@@ -219,7 +218,7 @@ def flow_agreement(name: str, target: Exact, multipliers: tuple[Exact, ...]) -> 
     profiles={"quick": "every row: verify check's feasibility, KKT, curve / local optimality (exact), Euler's identity "
                        "per layer and per unit, second order along the paper's direction (exact), arc-length flow to "
                        "‖θ‖ = 1000; controls: Euler with degree L + 1, per-unit balance under sharing (Thm 4.4), the "
-                       "direction at depth 2, the flow against the global optimum",
+                       "direction at depth 2, the flow against the global optimum and against halved multipliers",
               "full": "as quick", "paper": "as quick"},
     notes=plain("Euler's identity holds per layer at every KKT point: θ^(l) = Σλ_i ∂q_i/∂u^(l) and "
                 "⟨u^(l), ∂q_i/∂u^(l)⟩ = q_i give ‖u^(l)‖² = Σλ_i q_i = Σλ (complementary slackness); per unit it "
@@ -230,8 +229,9 @@ def flow_agreement(name: str, target: Exact, multipliers: tuple[Exact, ...]) -> 
                 "certified."),
 )
 def check_kkt_table(ctx: Context) -> None:
+    identities = {}
     for row in ROWS:
-        found = record_row_statics(ctx, row)
+        found = identities[row.name] = record_row_statics(ctx, row)
         if C.construction(row.name).theta0 is None:  # Thm 5.3 shares Theorem 4.2 (2)'s flow
             continue
         ctx.support(f"{row.label}: gradient flow reaches R(θ̃) and λ", "numeric",
@@ -259,6 +259,11 @@ def check_kkt_table(ctx: Context) -> None:
     optimum = C.result(C.report("thm3.2"), "global_optimum").figures["optimum_upper"]
     ctx.control("Thm 3.2's flow against the global optimum's value", FLOW_REACHES("thm3.2", str(optimum), ("2", "2")),
                 "wrong limit: ‖θ̃‖² = 8 → the global optimum's value")
+    thm32 = identities["thm3.2"]
+    halved = tuple(str(m / 2) for m in thm32.multipliers)
+    ctx.control("Thm 3.2's flow against halved multipliers", FLOW_REACHES("thm3.2", str(thm32.squared), halved),
+                f"wrong multipliers: λ = ({', '.join(map(str, thm32.multipliers))}) → ({', '.join(halved)}), the "
+                "value ‖θ̃‖² kept")
 
 
 def statics(name: str) -> tuple:
@@ -278,10 +283,12 @@ LS_NONE = "local search does not improve on Lemma C.6's point (ρ = 0.05, 0.01)"
 
 
 @criterion("improvement at the smallest ρ > 1e-6, better points re-certified exactly, log-log slope within 0.3 of k")
-def SCALES(improvements: tuple[float, ...], certified: bool, slope: float, order: int) -> Decision:
-    ok = improvements[-1] > FOUND and certified and at_most(abs(slope - order), SLOPE_TOLERANCE)
+def SCALES(improvements: tuple[float, ...], certified: bool, slope: float, order: int, floor: float = FOUND
+           ) -> Decision:
+    ok = improvements[-1] > floor and certified and at_most(abs(slope - order), SLOPE_TOLERANCE)
     return Decision(bool(ok), f"improvements {', '.join(f'{v:.3e}' for v in improvements)} at ρ = "
-                    f"{', '.join(map(str, RADII))} (re-certified: {certified}); slope {slope:.2f} against {order} ± "
+                    f"{', '.join(map(str, RADII))} (found above {floor:g}: {improvements[-1] > floor}; re-certified: "
+                    f"{certified}); slope {slope:.2f} against {order} ± "
                     f"{SLOPE_TOLERANCE}", {"slope": slope, "order": order})
 
 
@@ -305,27 +312,30 @@ class Scaling:
     certified: bool  # every better point re-certified exactly (feasible, shorter, inside its ball)
     slope: float  # log-log slope between the two radii
     evaluations: int
+    better: tuple[tuple[float, np.ndarray], ...] = ()  # (radius, best point) of each search that improved
 
 
 def search_scaling(name: str) -> Scaling:
     """Local search (SLSQP, 16 starts) at each radius; better points re-certified exactly."""
     c = C.construction(name)
-    improvements, certified, evaluations = [], True, 0
+    improvements, better, evaluations = [], [], 0
     for radius in RADII:
         search = kkt.local_search(c.float_model, np.asarray(c.theta, dtype=float), np.asarray(c.X, dtype=float),
                                   np.asarray(c.Y, dtype=float), radius, starts=SEARCH_STARTS)
         evaluations += search.evaluations
         improvements.append(search.improvement)
         if search.improved:
-            witness = kkt.certify_witness(c.model, c.theta, c.X, c.Y, search.best, sympy.Rational(radius))
-            certified &= witness.certified
+            better.append((radius, search.best))
     positive = all(v > 0 for v in improvements)
     slope = math.log(improvements[0] / improvements[1]) / math.log(RADII[0] / RADII[1]) if positive else math.nan
-    return Scaling(tuple(improvements), certified, slope, evaluations)
+    return Scaling(tuple(improvements), recertified(name, tuple(better)), slope, evaluations, tuple(better))
 
 
-def scales_as(found: Scaling, order: int) -> bool:
-    return found.improvements[-1] > FOUND and found.certified and at_most(abs(found.slope - order), SLOPE_TOLERANCE)
+def recertified(name: str, better: tuple[tuple[float, np.ndarray], ...], shrink: int = 1) -> bool:
+    """Every better point re-certified exactly: feasible, shorter and inside its ball of radius ρ/shrink."""
+    c = C.construction(name)
+    return all(kkt.certify_witness(c.model, c.theta, c.X, c.Y, best, sympy.Rational(radius) / shrink).certified
+               for radius, best in better)
 
 
 @claim(
@@ -370,6 +380,16 @@ def check_localsearch(ctx: Context) -> None:
                     SCALES(scaling.improvements, scaling.certified, scaling.slope, 3 - order),
                     f"wrong order: {order} → {3 - order}")
     thm32 = next(scaling for row, scaling in found.items() if row.name == "thm3.2")
+    shrink = 5
+    ctx.control("Thm 3.2: better points re-certified in smaller balls",
+                SCALES(thm32.improvements, recertified("thm3.2", thm32.better, shrink), thm32.slope,
+                       predicted_order("thm3.2")),
+                f"wrong radius: each better point re-certified inside the ball of radius ρ/{shrink}, not ρ",
+                because="re-certified: False")
+    ctx.control("Thm 3.2: an improvement of at least ρ at ρ = 0.01",
+                SCALES(thm32.improvements, thm32.certified, thm32.slope, predicted_order("thm3.2"), RADII[-1]),
+                f"wrong constant: found above {FOUND:g} → above ρ = {RADII[-1]:g} (an improvement as large as the "
+                "radius)", because=f"found above {RADII[-1]:g}: False")
     ctx.control("'no improvement' at Thm 3.2's point", NO_IMPROVEMENT(thm32.improvements),
                 "another construction: Theorem 3.2 (not a local minimum)")
 

@@ -222,6 +222,7 @@ def check_lemC3(ctx: Context) -> None:
 LIMIT_NORMS = (30.0, 100.0, 300.0)
 DATA_DRAWS = 4  # data sets tried until a flow meets the lemma's hypothesis
 BALANCE_TOLERANCE = 1e-4  # max_j |‖ŵ_j‖² − v̂_j²| / R(θ̂) at ‖θ‖ = 300 (it decays like ‖θ‖^(−2))
+EXACT_BALANCE = 1e-12  # the imbalance of the limit itself; the flow's θ̂ at finite norm is still ~‖θ‖^(−2) off
 
 
 def limit_imbalance(net: Network, path: list[C.FlowLimit], quantity: Quantity) -> list[float]:
@@ -242,7 +243,8 @@ def limit_imbalance(net: Network, path: list[C.FlowLimit], quantity: Quantity) -
     conclusions={C4: "confirmed"},
     profiles={"quick": "arc-length flows of a depth-2 ReLU network (two clusters) and a diagonal linear network (both "
                        "losses) to ‖θ‖ = 30, 100, 300: unit imbalance of θ̂ relative to R(θ̂), its rate in ‖θ‖ "
-                       "(finite-time proxy); control: Theorem 4.4's shared-weight limit",
+                       "(finite-time proxy); controls: Theorem 4.4's shared-weight limit, the first curve against "
+                       "the tolerance 1e-12",
               "full": "as quick", "paper": "as quick"},
     notes=plain("θ̂ = θ/q_min^(1/2), so ‖ŵ_j‖² − v̂_j² = Δ_j/q_min with Δ_j conserved (Lemma C.3): the imbalance decays "
                 "like ‖θ‖^(−2). The balance also holds at every KKT point (margin.def.problem2), without "
@@ -271,6 +273,10 @@ def check_lemC4(ctx: Context) -> None:
                     "|‖ŵ_j‖² − v̂_j²| / R(θ̂) at ‖θ‖ = 30, 100, 300", conclusion=C4)
         curves[name] = (LIMIT_NORMS, values)
     if curves:
+        name, (_, values) = next(iter(curves.items()))
+        ctx.control(f"{name}: balanced already at ‖θ‖ = {LIMIT_NORMS[-1]:g}", BALANCED(values, EXACT_BALANCE),
+                    f"wrong constant: tolerance {BALANCE_TOLERANCE:g} → {EXACT_BALANCE:g} (the finite-time θ̂ claimed "
+                    "to be the balanced limit itself)")
         ctx.support("imbalance curves", "trend", True, "unit imbalance of θ̂ along the flows",
                     plot=line("Lemma C.4: unit imbalance of the rescaled flow", curves, xlabel="‖θ‖",
                               ylabel="max |‖ŵ‖² − v̂²| / R", xscale="log", yscale="log"), conclusion=C4)
@@ -341,6 +347,7 @@ def check_lemC5(ctx: Context) -> None:
               "f(u) = e^u − 1 − u has its only critical point at u = 0, f'' = e^u > 0 and f(0) = 0, so f ≥ 0 on ℝ; "
               "with |a_j| = Ce^(x_j), Σx_j ≥ 0 and Σa_j² ≥ C²Σ(1 + 2x_j) ≥ mC² (see notes)", conclusion=C5)
     ctx.control("e^u ≥ 1 + 2u", TANGENT(2), "wrong constant: 1 → 2")
+    ctx.control("e^u ≥ 1 − u", TANGENT(-1), "wrong sign: 1 → −1 (f' = e^u + 1 has no zero, and f(−1) = 1/e − 2 < 0)")
     seed = int(ctx.rng("samples").integers(2**31))
     samples = ctx.pick(quick=20_000, full=200_000)
     ctx.support("random instances", "numeric", AM_GM_SEARCH(0, 1.0, samples, seed),
@@ -359,7 +366,10 @@ def TANGENT(c: int) -> Decision:
     holds = len(critical) == 1 and bool(sympy.diff(f, u, 2).is_positive) and bool(
         sympy.simplify(f.subs(u, critical[0])) >= 0)
     grid = np.linspace(-1.0, 3.0, 41)  # tightness on u = −1, −0.9, …, 3, where 1 + u ≥ 0 (attained at u = 0)
-    return Decision(holds, tightness=tightness("e^u ≥ 1 + u", np.exp(grid), 1 + c * grid, sense="lower"))
+    values = ", ".join(str(sympy.simplify(f.subs(u, point))) for point in critical)
+    return Decision(holds, f"f(u) = {f}: critical points {critical}, f'' = {sympy.diff(f, u, 2)}, f there: "
+                    f"{values or 'none'}",
+                    tightness=tightness("e^u ≥ 1 + u", np.exp(grid), 1 + c * grid, sense="lower"))
 
 
 @criterion("the smallest (Σa_j² − (m + extra)C²)/max(1, C²) over random instances with Πa_j ≥ C^m is ≥ −1e-12")

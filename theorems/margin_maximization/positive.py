@@ -30,13 +30,14 @@ GAP_TOLERANCE = 1e-3  # relative gap between R(θ̂) and the convex reference at
 # the same tolerance as GAP_TOLERANCE (the direction settles like 1/log t; at ‖θ‖ = 300 1 − cos reaches ~2e-5 on
 # poorly conditioned draws), with the trend (increasing cosine) required as well.
 COSINE_TOLERANCE = GAP_TOLERANCE
+EXACT_ALIGNMENT = 1e-9  # 1 − cos∠(β, u*) of an exact limit; the flow's direction settles only like 1/log t
 SOLVER_FLOOR = 1e-9  # convex references are accurate to ~1e-10: gaps below this are not required to keep decreasing
 
 
 # -- a stationary point below the printed threshold ---------------------------------------------------------------
 @criterion("a stationary point with every margin 0 and L(θ(0)) < threshold: the flow never moves (exact)")
-def STATIONARY_BELOW(loss: str, threshold: str) -> Decision:
-    s = P.saddle_instance()
+def STATIONARY_BELOW(loss: str, threshold: str, output: tuple[int, int] = P.SADDLE_OUTPUT) -> Decision:
+    s = P.saddle_instance(output)
     value = s.loss(loss)
     margins_zero = bool(np.all(E.signs(s.margins) == 0))
     below = bool(sympy.Lt(value, sympy.sympify(threshold)))
@@ -47,7 +48,8 @@ def STATIONARY_BELOW(loss: str, threshold: str) -> Decision:
 
 def record_saddle(ctx: Context, theorem: str, conclusion: str) -> None:
     """The counterexample to the printed hypothesis (exact), and the controls: the same criterion with the
-    exponential loss and with the threshold ℓ(0) = log 2 (the corrected hypothesis) does not find it."""
+    exponential loss, with the threshold ℓ(0) = log 2 (the corrected hypothesis) and at a non-stationary point of
+    the same margins does not find it."""
     s = P.saddle_instance()
     run = GradientFlow(Objective(s.net, B.to_float(s.X), B.to_float(s.y), "logistic")).solve(
         B.to_float(s.theta0), np.inf, clock="arclength", stop=[lambda t, th: 10.0 - float(np.linalg.norm(th))])
@@ -63,6 +65,9 @@ def record_saddle(ctx: Context, theorem: str, conclusion: str) -> None:
                 "another loss: the exponential loss has L = 1 there, not < 1")
     ctx.control("the same instance under L < ℓ(0)", STATIONARY_BELOW("logistic", "log(2)"),
                 "the corrected hypothesis: threshold 1 → ℓ(0) = log 2")
+    ctx.control("the instance with output weights v = (1, 0)", STATIONARY_BELOW("logistic", "1", (1, 0)),
+                "shifted point: v = 0 → (1, 0), every margin still 0 and L = log 2, but ∇_W₁Φ = v xᵀ ≠ 0",
+                because="∇L(θ(0)) = 0: False")
 
 
 # -- Theorem 3.1 ----------------------------------------------------------------------------------------------------
@@ -145,8 +150,9 @@ def fully_connected_limits(ctx: Context, depths: list[int], losses: tuple[str, .
     conclusions={THM31_LIMIT: "confirmed"},
     corrects="margin.thm3.1",
     profiles={"quick": "random teacher data (n = 8, d = 4), depths 2 and 3, both losses: arc-length flow to ‖θ‖ = 100, "
-                       "300; R(θ̂) against m‖u*‖^(2/m) (certified SVM), predictor direction against u*; control: a "
-                       "diagonal network (not fully connected) on the same data",
+                       "300; R(θ̂) against m‖u*‖^(2/m) (certified SVM), predictor direction against u*; controls: a "
+                       "diagonal network (not fully connected) on the same data, u* turned by 0.1 rad, the norms "
+                       "reversed, the direction held to 1 − cos ≤ 1e-9",
               "full": "depths 2, 3, 4", "paper": "as full"},
 )
 def check_thm31_corrected(ctx: Context) -> None:
@@ -174,6 +180,11 @@ def check_thm31_corrected(ctx: Context) -> None:
                     ALIGNED(rising["cosines"][::-1], COSINE_TOLERANCE),
                     f"the norms in reverse order (depth {rising['depth']}, {rising['loss']}, the row whose cosine "
                     "rises most): a direction moving away from u* at the end")
+        ctx.control("the predictor direction already equal to u*",
+                    ALIGNED(rising["cosines"], EXACT_ALIGNMENT),
+                    f"wrong constant: tolerance {COSINE_TOLERANCE:g} → {EXACT_ALIGNMENT:g} (depth {rising['depth']}, "
+                    f"{rising['loss']}): the finite-time direction claimed to be u* itself",
+                    because="increasing: True")
     # control: a diagonal linear network (not fully connected) — its limit is measured against the same reference
     rng = ctx.rng("control")
     X, y = teacher_data(rng, 8, 4)
@@ -417,3 +428,7 @@ def check_rem41(ctx: Context) -> None:
                 "LP optimum", conclusion=R41_THM42)
     ctx.control("the flow's predictor against x = (1, 2)'s optimum", PREDICTOR_NEAR(beta_hat, np.asarray(
         optimum, dtype=float), theta[:2]), "another reference: the ℓ1 optimum of x = (1, 2)")
+    vanishing = np.array(theta[:2], dtype=float)
+    vanishing[int(np.argmin(np.abs(vanishing)))] = 0.0
+    ctx.control("the flow's predictor with a zero weight", PREDICTOR_NEAR(beta_hat, target, vanishing),
+                "dropped hypothesis (non-zero weights): the smaller first-layer weight set to 0, β̂ kept")

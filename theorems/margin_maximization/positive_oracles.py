@@ -187,13 +187,16 @@ class Saddle:
         return sympy.simplify(sum(ell(q) for q in self.margins))
 
 
-def saddle_instance() -> Saddle:
+SADDLE_OUTPUT = (0, 0)  # v at the saddle
+
+
+def saddle_instance(output: tuple[int, int] = SADDLE_OUTPUT) -> Saddle:
     """x = (1, 0), y = 1; W₁ = [[0, 1], [0, −1]] (rows ⊥ x), v = 0: the output, ∇_v Φ = W₁x and ∇_{W₁}Φ = v xᵀ all
-    vanish."""
+    vanish. Another ``output`` v keeps Φ = 0 and ∇_v Φ = 0 but moves ∇_{W₁}Φ = v xᵀ off 0."""
     net = fully_connected([2, 2, 1], "linear")
     X = E.to_exact(np.array([[1, 0]]))
     y = E.to_exact(np.array([1]))
-    theta0 = E.to_exact(np.array([0, 1, 0, -1, 0, 0]))
+    theta0 = E.to_exact(np.array([0, 1, 0, -1, *output]))
     q = E.canonical(y * scalar_outputs(net, theta0, X))
     g = E.canonical((y[:, None] * net.jacobian(theta0, X)[:, 0, :]).sum(axis=0))
     return Saddle(net, X, y, theta0, bool(np.all(E.signs(g) == 0)), q)

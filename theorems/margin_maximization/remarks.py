@@ -48,31 +48,52 @@ def RATIO_AT_LEAST(kkt_value: str, optimum: str, target: int) -> Decision:
                     tightness("‖θ̃‖/‖θ*‖ ≥ M", float(sympy.sqrt(ratio_squared)), target, sense="lower"))
 
 
+@criterion("the enumeration's exact global optimum equals the closed form numerator/√(1 + δ²)")
+def OPTIMUM_IS(optimum: str, delta: str, numerator: int = 4) -> Decision:
+    if optimum == "None":
+        return Decision(None, "the enumeration found no optimum")
+    closed = numerator / sympy.sqrt(1 + sympy.sympify(delta) ** 2)
+    return Decision(E.sign(sympy.sympify(optimum) - closed) == 0,
+                    f"the enumeration's exact optimum {optimum} against the closed form {closed}")
+
+
 def delta_for(target: int) -> sympy.Rational:
     """δ(M) = 1/(2M²): then ‖θ̃‖²/‖θ*‖² = √(1 + δ²)/(2δ) ≥ 1/(2δ) = M²."""
     return sympy.Rational(1, 2 * target**2)
 
 
-def family_closed_forms() -> tuple[bool, str]:
-    """For x1 = (1, δ), x2 = (−1, δ) and 0 < δ ≤ 1/√3, symbolically: the KKT point's ‖θ̃‖² = 2/δ; every neuron gives
-    σ(wᵀx1) + σ(wᵀx2) ≤ ‖w‖·max(‖x1‖, ‖x2‖, ‖x1 + x2‖) = ‖w‖√(1 + δ²), so q1 + q2 ≥ 2 forces
-    ½‖θ‖² ≥ Σ|v_j|‖w_j‖ ≥ 2/√(1 + δ²); one neuron per sample attains it; and δ ≤ 1/(2M²) gives ratio ≥ M."""
+@criterion("the δ-family in closed form (sympy, for every 0 < δ ≤ upper): a KKT point of margin 1, the widest chamber "
+           "bound, one neuron per sample attaining the optimum, inactive on the other sample, and the ratio at δ(M)")
+def FAMILY_CLOSED_FORMS(upper: str = "1/sqrt(3)", kkt_output: str = "1/sqrt(delta)",
+                        neuron: tuple[str, str] = ("1", "delta"), optimum_numerator: int = 4,
+                        delta_of_M: str = "1/(2*M**2)") -> Decision:
+    """For x1 = (1, δ), x2 = (−1, δ) and 0 < δ ≤ 1/√3, symbolically: the KKT point (neuron (0, a), output a,
+    a = ``kkt_output``) has margin 1 and ‖θ̃‖² = 2/δ; every neuron gives σ(wᵀx1) + σ(wᵀx2) ≤
+    ‖w‖·max(‖x1‖, ‖x2‖, ‖x1 + x2‖) = ‖w‖√(1 + δ²) on (0, ``upper``], so q1 + q2 ≥ 2 forces ½‖θ‖² ≥ Σ|v_j|‖w_j‖ ≥
+    2/√(1 + δ²); one neuron per sample, u_1 = ``neuron``/‖x_1‖² (``neuron`` = x_1), has margin 1 and attains
+    ``optimum_numerator``/√(1 + δ²), and is inactive on the other sample; and δ(M) = ``delta_of_M`` gives
+    ‖θ̃‖²/‖θ*‖² = M²√(1 + 1/(4M⁴)) ≥ M²."""
     d, M = sympy.symbols("delta M", positive=True)
     x1, x2 = sympy.Matrix([1, d]), sympy.Matrix([-1, d])
     norm1 = sympy.sqrt(x1.dot(x1))
-    kkt_margin = sympy.simplify(d * (1 / sympy.sqrt(d)) ** 2 - 1) == 0  # neuron (0, 1/√δ) with output 1/√δ
+    interval = sympy.Interval.Lopen(0, sympy.sympify(upper))
+    output = sympy.sympify(kkt_output, locals={"delta": d})
+    kkt_margin = sympy.simplify(d * output**2 - 1) == 0  # neuron (0, a) with output a: margin δa²
     chambers = [x1, x2, x1 + x2]  # the sample sums of the chambers {1}, {2}, {1, 2}
     widest = sympy.solve_univariate_inequality(chambers[2].dot(chambers[2]) <= x1.dot(x1), d, relational=False)
-    covers = sympy.Interval.Lopen(0, 1 / sympy.sqrt(3)).is_subset(widest)
-    u1 = x1 / x1.dot(x1)  # the optimal neurons: u_i = x_i/‖x_i‖², active on x_i only
-    attained = sympy.simplify(u1.dot(x1) - 1) == 0 and sympy.simplify(2 * (2 * sympy.sqrt(u1.dot(u1))) -
-                                                                      4 / norm1) == 0
+    covers = interval.is_subset(widest)
+    u1 = sympy.Matrix([sympy.sympify(v, locals={"delta": d}) for v in neuron]) / x1.dot(x1)  # active on x1 only
+    cost = sympy.simplify(2 * (2 * sympy.sqrt(u1.dot(u1))))  # ‖θ‖² of two balanced neurons, ‖w_i‖² + v_i² = 2‖u_i‖ each
+    attained = sympy.simplify(u1.dot(x1) - 1) == 0 and sympy.simplify(cost - optimum_numerator / norm1) == 0
     inactive = sympy.solve_univariate_inequality(u1.dot(x2) < 0, d, relational=False)
-    ratio_squared = (2 / d) / (4 / norm1)
-    bound = sympy.simplify(ratio_squared.subs(d, 1 / (2 * M**2)) - M**2 * sympy.sqrt(1 + 1 / (4 * M**4)))
-    ok = bool(kkt_margin and covers and attained and sympy.Interval.Lopen(0, 1 / sympy.sqrt(3)).is_subset(inactive)
-              and bound == 0)
-    return ok, f"‖θ̃‖²/‖θ*‖² = {sympy.simplify(ratio_squared)} = M²·√(1 + 1/(4M⁴)) ≥ M² at δ = 1/(2M²)"
+    ratio_squared = (2 / d) / cost
+    bound = sympy.simplify(ratio_squared.subs(d, sympy.sympify(delta_of_M, locals={"M": M}))
+                           - M**2 * sympy.sqrt(1 + 1 / (4 * M**4)))
+    silent = interval.is_subset(inactive)
+    ok = bool(kkt_margin and covers and attained and silent and bound == 0)
+    return Decision(ok, f"on δ ∈ {interval}: KKT margin 1: {kkt_margin}; widest chamber bound: {covers}; optimum "
+                    f"{optimum_numerator}/√(1 + δ²) attained: {attained}; inactive on x2: {silent}; ‖θ̃‖²/‖θ*‖² = "
+                    f"{sympy.simplify(ratio_squared)} = M²·√(1 + 1/(4M⁴)) at δ = {delta_of_M}: {bound == 0}")
 
 
 @claim(
@@ -89,8 +110,10 @@ def family_closed_forms() -> tuple[bool, str]:
     conclusions={R31_FAMILY: "certified", R31_FLOW: "confirmed", R31_ANALOGUES: "certified"},
     profiles={"quick": "symbolic closed forms of the δ-family; verify check at δ = 1/4, 1/20, 1/100 and δ(10) = 1/200 "
                        "(exact KKT point, witness curve, exact global optimum equal to 4/√(1 + δ²)), gradient flow at "
-                       "δ = 1/20; the analogues at M = 10; controls: the ratio criterion at δ = 1/20 and on Theorem "
-                       "5.1's construction (not named by the remark), the flow check against another point",
+                       "δ = 1/20; the analogues at M = 10; controls: the closed forms with a wrong KKT neuron, "
+                       "interval, optimal neuron, optimum constant or δ(M), the optimum 2/√(1 + δ²), the ratio "
+                       "criterion at δ = 1/20 and on Theorem 5.1's construction (not named by the remark), the flow "
+                       "check against another point",
               "full": "as quick, also δ(M) for M = 2, 5", "paper": "as full"},
     notes=plain("The families: Theorem 4.1 with x = (1, X₂) (ratio √X₂), Theorem 4.4 with "
                 "x = (a, 1/√2, −a, 1/√2) (ratio (a² + 1/2)^(1/4)), Theorems 4.3 and 5.4 with Lemma C.6's data "
@@ -98,13 +121,24 @@ def family_closed_forms() -> tuple[bool, str]:
                 "Ratios are of norms (the remark's ‖θ̃‖/‖θ*‖); squared norms are what the checks compute."),
 )
 def check_rem31(ctx: Context) -> None:
-    proved, detail = family_closed_forms()
     targets = ctx.pick((LARGE,), TARGETS)
-    ctx.prove("the δ-family in closed form (0 < δ ≤ 1/√3)", "symbolic", proved,
+    ctx.prove("the δ-family in closed form (0 < δ ≤ 1/√3)", "symbolic", FAMILY_CLOSED_FORMS(),
               "KKT value 2/δ, global optimum 4/√(1 + δ²) (per-neuron bound by the widest chamber, attained by one "
-              f"neuron per sample); {detail}", conclusion=R31_FAMILY,
+              "neuron per sample)", conclusion=R31_FAMILY,
               tightness=tightness("‖θ̃‖/‖θ*‖ ≥ M at δ = 1/(2M²) (closed form M(1 + 1/(4M⁴))^(1/4))",
                                   [M * (1 + 1 / (4 * M**4)) ** 0.25 for M in targets], targets, sense="lower"))
+    ctx.control("the KKT neuron with output 1/δ", FAMILY_CLOSED_FORMS(kkt_output="1/delta"),
+                "wrong KKT point: the neuron (0, 1/√δ) with output 1/√δ → (0, 1/δ) with output 1/δ",
+                because="KKT margin 1: False")
+    ctx.control("the closed forms on 0 < δ ≤ 2/3", FAMILY_CLOSED_FORMS(upper="2/3"),
+                "wrong interval: δ ≤ 1/√3 → δ ≤ 2/3 (x1 + x2 is then the widest chamber)",
+                because="widest chamber bound: False")
+    ctx.control("the optimal neuron turned by 90°", FAMILY_CLOSED_FORMS(neuron=("delta", "-1")),
+                "wrong neuron: u1 ∥ x1 → u1 ⊥ x1 with the same norm (margin 0 on x1)", because="attained: False")
+    ctx.control("the optimum 2/√(1 + δ²)", FAMILY_CLOSED_FORMS(optimum_numerator=2),
+                "wrong constant: 4/√(1 + δ²) → 2/√(1 + δ²)", because="attained: False")
+    ctx.control("the ratio at δ = 1/M²", FAMILY_CLOSED_FORMS(delta_of_M="1/M**2"), "wrong δ(M): 1/(2M²) → 1/M²",
+                because="at δ = 1/M**2: False")
     deltas = list(REFERENCE_DELTAS) + [delta_for(M) for M in ctx.pick((LARGE,), TARGETS)]
     optima = {}
     for delta in deltas:
@@ -115,12 +149,11 @@ def check_rem31(ctx: Context) -> None:
                         {"kkt": R31_FAMILY, "local_optimum": R31_FAMILY, "global_optimum": R31_FAMILY})
         c = C.check_construction_object(doc)
         found = global_optimum.global_optimum(c.model, c.X, c.Y)
-        closed = 4 / sympy.sqrt(1 + delta**2)
         optima[delta] = found.optimum
-        equal = found.optimum is not None and E.sign(found.optimum - closed) == 0
-        ctx.prove(f"δ = {delta}: global optimum 4/√(1 + δ²)", "exact", bool(equal),
-                  f"the enumeration's exact optimum {found.optimum} equals the closed form {closed}",
-                  {"kkt_value": str(2 / delta)}, conclusion=R31_FAMILY)
+        ctx.prove(f"δ = {delta}: global optimum 4/√(1 + δ²)", "exact", OPTIMUM_IS(str(found.optimum), str(delta)),
+                  figures={"kkt_value": str(2 / delta)}, conclusion=R31_FAMILY)
+    ctx.control(f"δ = {deltas[0]}: global optimum 2/√(1 + δ²)", OPTIMUM_IS(str(optima[deltas[0]]), str(deltas[0]), 2),
+                "wrong constant: 4 → 2 (one neuron serving both samples)")
     for target in ctx.pick((LARGE,), TARGETS):
         delta = delta_for(target)
         ctx.prove(f"M = {target}: δ = {delta} reaches the ratio", "exact",
@@ -302,10 +335,11 @@ def plateau(X: np.ndarray, depth: int, k: int) -> float:
     return float((1 - x[1 - k] / x[k]) ** (-1 / (depth - 2)))
 
 
-def reduction_solves(depth: int) -> bool:
-    """a(τ) = (1 − (m − 2)xτ)^(−1/(m − 2)) solves da/dτ = x a^(m−1), a(0) = 1 (symbolic)."""
+def reduction_solves(depth: int, start: int = 1, root: int | None = None) -> bool:
+    """a(τ) = (start − (m − 2)xτ)^(−1/root) solves da/dτ = x a^(m−1), a(0) = 1 (symbolic); the claim's solution has
+    start = 1 and root = m − 2 (the defaults), other values are wrong solutions (another start, another exponent)."""
     tau, x = sympy.symbols("tau x", positive=True)
-    a = (1 - (depth - 2) * x * tau) ** sympy.Rational(-1, depth - 2)
+    a = (start - (depth - 2) * x * tau) ** sympy.Rational(-1, depth - 2 if root is None else root)
     return bool(sympy.simplify(sympy.diff(a, tau) - x * a ** (depth - 1)) == 0 and a.subs(tau, 0) == 1)
 
 
@@ -486,11 +520,11 @@ def record_controls(ctx: Context, cases: tuple[Perturbed, ...], fifty_one: str, 
     and Lemma C.6's perturbed limit is one; the flow criterion against a wrong limit."""
     C.control_property(ctx, "unperturbed Theorem 5.1 (m = 3): 'the limit is a local minimum'",
                        C.source("thm5.1-depth3"), "local_optimum", True, "unperturbed inputs (δ = 0)")
-    lemma = next(case for case in cases if case.theorem == "4.3" and case.items)
+    lemma = next(case for case in cases if case.theorem == "4.3")  # classify gives every 4.3 case its items
     src = {name: src for name, src, _, _ in lemma.items}["a local minimum"]
     C.control_property(ctx, f"perturbed Lemma C.6 (δ = {lemma.size:g}): 'the limit is not a local minimum'", src,
                        "local_optimum", False, "the negated property on Lemma C.6's perturbed limit")
-    angles = [case.flow_angle for case in cases if case.items and np.isfinite(case.flow_angle)]
+    angles = [case.flow_angle for case in cases if np.isfinite(case.flow_angle)]  # a case without items has NaN
     if angles:
         ctx.control("the flow against a limit 0.1 rad away", FLOW_ANGLE(max(angles) + 0.1, ANGLE_TOLERANCE),
                     "wrong limit: every computed limit turned by 0.1 rad")
@@ -536,7 +570,7 @@ def check_rem32(ctx: Context) -> None:
     cases = robustness(ctx.profile, ctx.seed)
     for case in cases:
         target = R32_FIFTY_ONE if case.theorem.startswith("5.1") else R32_OTHERS
-        if case.holds is None and not case.items:
+        if not case.items:  # classify leaves a case without items only undecided (holds None)
             ctx.support(f"Thm {case.theorem}, δ = {case.size:g}", "numeric", False, str(case.notes.get("reason")),
                         conclusion=target)
         elif case.theorem.startswith("5.1"):
@@ -568,7 +602,7 @@ def check_rem32(ctx: Context) -> None:
 def check_rem32_corrected(ctx: Context) -> None:
     cases = robustness(ctx.profile, ctx.seed)
     for case in cases:
-        if case.holds is None and not case.items:
+        if not case.items:  # classify leaves a case without items only undecided (holds None)
             ctx.support(f"Thm {case.theorem}, δ = {case.size:g}", "numeric", False, str(case.notes.get("reason")),
                         conclusion=RC_PROPERTIES)
         elif case.theorem.startswith("5.1"):
