@@ -4,12 +4,13 @@ bookkeeping, ball-arithmetic GD, Assumption 4's certificates, the Hessian estima
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 import sympy
-from flint import arb_mat, ctx, fmpq
+from flint import arb, arb_mat, ctx, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,12 +26,19 @@ from theorems.layer_alignment.common import (
     linear_network,
     risk,
 )
+from theorems.layer_alignment.criteria import both_zero
 from theorems.layer_alignment.descent_lemmas import (
     CORRECTED,
+    FLOAT_TOLERANCE,
     PRINTED,
+    SLACK_TOLERANCE,
+    CertifiedViolation,
+    Lemma7Evidence,
+    displays_hold,
     error_term_slacks,
     first_constant_step_violation,
     frobenius_drifts,
+    lemma7_holds,
     one_step_change,
 )
 from theorems.layer_alignment.descent_runs import (
@@ -50,14 +58,22 @@ from theorems.layer_alignment.descent_runs import (
 )
 from theorems.layer_alignment.descent_smoothness import (
     LOGISTIC_CURVE,
+    BallExit,
     U,
     certify_nonnegative,
     hessian_norms,
+    lemma6_holds,
     project_ball,
     rational_supremum,
     sample_ball,
 )
-from theorems.layer_alignment.descent_theorems import Alignment, converging, flow_agreement
+from theorems.layer_alignment.descent_theorems import (
+    IDENTITY_TOLERANCE,
+    Alignment,
+    converging,
+    flow_agreement,
+    steps_hold,
+)
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
 
 
@@ -302,6 +318,21 @@ def test_convergence_proxy_accepts_c_over_log_t_and_rejects_a_positive_limit() -
     assert converging(decaying)[0]
     levelling = Alignment(time, 0.14 + 0.3 / np.log(time + 2), 0.01 / np.log(time + 2) ** 2, np.ones(40))
     assert not converging(levelling)[0]
+    # each monotonicity on its own: a late bump of the angle, or a late rise of 1 − |⟨v_1, target⟩|
+    bumped = decaying.angle.copy()
+    bumped[-5] *= 1.05
+    assert not converging(Alignment(time, bumped, decaying.singular_deficit, np.ones(40)))[0]
+    rising = decaying.singular_deficit.copy()
+    rising[-5:] = rising[-5]
+    rising[-1] *= 1.05
+    assert not converging(Alignment(time, decaying.angle, rising, np.ones(40)))[0]
+
+
+def test_per_step_facts_need_both_the_identity_and_the_slacks() -> None:
+    slacks = {"slack_38": 0.0, "slack_39_left": 0.1, "slack_39_right": 0.2, "slack_unit_growth": 0.3}
+    assert steps_hold({"identity_W1": 0.0} | slacks)
+    assert not steps_hold({"identity_W1": 10 * IDENTITY_TOLERANCE} | slacks)  # the ‖W_1‖ identity broken
+    assert not steps_hold({"identity_W1": 0.0} | slacks | {"slack_39_left": -10 * IDENTITY_TOLERANCE})
 
 
 def test_flow_agreement_needs_first_order_convergence() -> None:
@@ -335,3 +366,51 @@ def test_the_digits_and_the_sgd_step_of_fig2_are_sklearns_and_torchs() -> None:
         optimizer.step()
     assert all(torch.equal(a, b) for a, b in zip(ours.parameters(), theirs.parameters()))
     assert not torch.equal(next(ours.parameters()), next(figures.digits_cnn(3, None).parameters()))  # it moved
+
+
+# -- the per-run verdicts of Lemmas 6, 7, 8 and the certified violation: each condition refuses on its own -----------
+
+
+def test_lemma6_verdict_needs_the_exit_the_bound_and_the_descent() -> None:
+    assert lemma6_holds(BallExit(1.0, exit_step=5, bound=10.0, descent_slack=0.0))
+    assert not lemma6_holds(BallExit(1.0, exit_step=None, bound=10.0, descent_slack=0.0))  # never left B(R)
+    assert not lemma6_holds(BallExit(1.0, exit_step=11, bound=10.0, descent_slack=0.0))  # left after the bound
+    assert not lemma6_holds(BallExit(1.0, exit_step=5, bound=10.0, descent_slack=1e-6))  # (26) broken inside
+
+
+def test_lemma7_verdict_needs_every_proxy() -> None:
+    good = Lemma7Evidence(step_slack=0.0, unit_slack=0.5, displacement_slack=0.1, radius_growth=3.0, exit_step=10,
+                          occupation=2.0, occupation_bound=5.0, gradient_floor_slack=0.01)
+    steps = 100
+    assert lemma7_holds(good, steps)
+    for broken in ({"displacement_slack": -10 * SLACK_TOLERANCE},  # (27) or the displacement bound fails
+                   {"radius_growth": 1.0},  # R_t did not grow
+                   {"exit_step": None},  # never inside B(R_0)
+                   {"exit_step": steps // 2},  # still inside B(R_0) in the second half
+                   {"occupation": 6.0},  # the occupation sum above its bound
+                   {"gradient_floor_slack": -0.01}):  # ‖∂R/∂W_1‖_F below ε(R_0) inside B(R_0)
+        assert not lemma7_holds(dataclasses.replace(good, **broken), steps), broken
+
+
+def test_lemma8_displays_need_the_inequalities_and_the_identity() -> None:
+    slacks = {"(31)": 0.0, "(33)": 0.1, "(36)": 0.2, "(32)": 0.0}
+    assert displays_hold(slacks)
+    assert not displays_hold(slacks | {"(33)": -10 * SLACK_TOLERANCE})  # an inequality broken
+    assert not displays_hold(slacks | {"(32)": 10 * FLOAT_TOLERANCE})  # the identity (32) off
+
+
+def test_a_certified_violation_needs_the_excess_and_assumption2() -> None:
+    start = np.zeros(8)
+    below_log2, above_log2 = arb("0.6"), arb("0.7")  # ln 2 ≈ 0.693
+    assert CertifiedViolation(start, 10, 2, 1, arb(3), arb(2), below_log2).certified
+    assert not CertifiedViolation(start, 10, 2, 1, arb(2), arb(3), below_log2).certified  # (a) not broken
+    assert not CertifiedViolation(start, 10, 2, 1, arb(3), arb(2), above_log2).certified  # R(W(0)) > ℓ(0)
+
+
+def test_both_zero_needs_both_identities() -> None:
+    x = sympy.Symbol("x")
+    identity, wrong = is_identically_zero((x + 1) ** 2 - x**2 - 2 * x - 1), is_identically_zero((x + 1) ** 2 - x**2)
+    assert identity.proved and wrong.refuted
+    assert both_zero(identity, identity).holds
+    assert both_zero(identity, wrong).holds is False
+    assert both_zero(wrong, identity).holds is False

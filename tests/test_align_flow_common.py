@@ -1,6 +1,8 @@
 """Paper 003's shared helpers: canonical data sets against their exact max-margin data, θ, the polynomial-tail
 loss through the objective, the initialization constant D, and the layer-gradient formula."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import sympy
@@ -164,6 +166,9 @@ def test_settling_needs_the_last_checkpoint_below_the_window_maximum() -> None:
     dip_then_back = flat.copy()  # the last checkpoint, not the one before it, must be below the maximum
     dip_then_back[-2] = 1.0 - flow_theorems.MONOTONE_RTOL / 2
     assert not flow_theorems.settles(t, dip_then_back)
+    bump_in_window = np.linspace(2.0, 1.0, 61)  # ends below its maximum, but rises within the last decades
+    bump_in_window[50] = 1.5
+    assert not flow_theorems.settles(t, bump_in_window)
 
 
 def test_first_layer_zero_admissibility_needs_a_monotone_risk(monkeypatch) -> None:
@@ -196,3 +201,18 @@ def test_theorem2_draws_are_rejected_and_counted_by_reason(monkeypatch: pytest.M
     assert len(drawn.datasets) == 3 and drawn.datasets[-1].name == "DS2"
     assert drawn.rejected == {"Assumption 3 fails": 1, "a support vector with dual ≤ 1e-8": 1,
                               f"θ < {flow_theorems.THETA_FLOOR}": 1}
+
+
+@pytest.mark.parametrize("sklearn_spec", [None, SimpleNamespace(origin=None)], ids=["no spec", "no origin"])
+def test_digits_fall_back_to_load_digits_without_a_located_sklearn(monkeypatch, sklearn_spec) -> None:
+    """Fig. 2's data: where scikit-learn's spec, or its origin, is missing, the CSV path is not built and
+    ``load_digits`` gives the images."""
+    import importlib.util
+
+    from theorems.layer_alignment.figures import digits
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: sklearn_spec if name == "sklearn" else find_spec(name, *args))
+    images, labels = digits()
+    assert images.shape == (1797, 8, 8) and labels.shape == (1797,)

@@ -382,8 +382,8 @@ def constant_step_runs(cases: list[Case], eta: float, steps: int, starts: int, c
 
 
 @criterion("at every step Σ η‖∇R‖² − Σ η²‖∇R‖² ≥ 0 and 2(R(W(0)) − R(W(t))) − Σ η‖∇R‖² ≥ 0 (slack ≥ −1e-12·(1 + "
-           "R(W(0)))), and S(t) ≤ 2κR(W(0)) at every step with κ the largest Assumption-5 step")
-def error_chain(traces: Named):
+           "R(W(0)))), and S(t) ≤ 2κR(W(0)) at every step with κ the largest Assumption-5 step (times kappa_factor)")
+def error_chain(traces: Named, kappa_factor: float = 1.0):
     worst_first, worst_second, ratios, sharp = np.inf, np.inf, [], []
     sides: dict[str, tuple[list, list]] = {key: ([], []) for key in ("squared", "weighted", "kappa")}
     for trace in traces.value:
@@ -394,7 +394,7 @@ def error_chain(traces: Named):
         worst_second = min(worst_second, float(np.nanmin(second[1:])) / scale)
         bound = 2.0 * trace.risk[0]
         ratios.append(float(trace.step_weighted_gradients[-1] / bound))
-        kappa = largest_assumption5_step(trace.net.depth)
+        kappa = kappa_factor * largest_assumption5_step(trace.net.depth)
         sharp.append(float(np.max(trace.squared_step_error) / (kappa * bound)))  # S(t) ≤ 2κR(W(0)) at every t
         for key, (measured, limit) in (("squared", (trace.squared_step_error[1:], trace.step_weighted_gradients[1:])),
                                        ("weighted", (trace.step_weighted_gradients[1:],
@@ -441,11 +441,14 @@ def check_rem_err(ctx: Context) -> None:
     curves = {"Σ η²‖∇R‖²": (steps, trace.squared_step_error[1:]),
               "Σ η‖∇R‖²": (steps, trace.step_weighted_gradients[1:]),
               "2(R(W(0)) − R(W(t)))": (steps, 2.0 * (trace.risk[0] - trace.risk[1:]))}
-    ctx.support("error-term chain at every step", "numeric",
-                error_chain(Named(f"{len(traces)} Assumption-5 runs", traces)), "every partial sum",
+    assumption5_runs = Named(f"{len(traces)} Assumption-5 runs", traces)
+    ctx.support("error-term chain at every step", "numeric", error_chain(assumption5_runs), "every partial sum",
                 plot=line("Error terms along GD under Assumption 5 (first run)", curves, xlabel="step t",
                           ylabel="partial sums", xscale="log", yscale="log",
                           reference={"2R(W(0))": float(2.0 * cases[0].objective.value(cases[0].theta0))}))
+    kappa_factor = 0.05  # S(t)/(2κR(W(0))) is 0.12–0.25 on these runs (quick and full)
+    ctx.control(f"S(t) ≤ 2κR(W(0)) with κ × {kappa_factor:g}", error_chain(assumption5_runs, kappa_factor),
+                f"κ scaled by {kappa_factor:g}: a bound on the steps that the rule's steps exceed")
     runs = constant_step_runs(cases, 10.0, 200, ctx.pick(8, 8), ctx)
     ctx.control("constant step η = 10 (Assumption 5 dropped)",
                 error_chain(Named(f"{len(runs)} constant-step runs (η = 10, 200 steps)", runs)),
@@ -637,7 +640,8 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
                 theta = starts.copy()
                 for _ in range(steps):
                     theta = theta - eta * objective.gradient(theta)
-                finite = admissible & np.all(np.isfinite(theta), axis=1) & (np.max(np.abs(theta), axis=1) < 1e100)
+                # a nan or inf entry makes the row's max fail the comparison too
+                finite = admissible & (np.max(np.abs(theta), axis=1) < 1e100)
                 excess = np.stack([np.sum(np.linalg.svd(np.where(finite[:, None, None], W, 0.0),
                                                         compute_uv=False)[:, 1:] ** 2, axis=1)
                                    for W in net.matrices(theta)])

@@ -79,6 +79,8 @@ LOGISTIC_CURVE = loss_derivatives("logistic", sympy.log(1 + sympy.exp(-_x)), sym
 EXPONENTIAL_CURVE = loss_derivatives("exponential", sympy.exp(-_x), sympy.log(U))
 POLYNOMIAL_TAIL_CURVE = loss_derivatives("polynomial tail √(1+x²) − x", sympy.sqrt(1 + _x**2) - _x,
                                          (U - 1 / U) / 2)
+# a loss with a bounded ℓ'' = 1 but an unbounded ℓ': a control for "both suprema infinite"
+SQUARE_CURVE = loss_derivatives("square (1 − x)²/2", (1 - _x) ** 2 / 2, (U - 1 / U) / 2)
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,10 @@ def check_asm4(ctx: Context) -> None:
     ctx.prove("logistic: the constants are the suprema", "exact",
               constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 4), 1), "exact suprema over u ∈ (0, ∞)",
               conclusion=logistic)
+    ctx.control("logistic suprema against β = 1/5", constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 5), 1),
+                "a wrong β, G kept")
+    ctx.control("logistic suprema against G = 1/2", constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 4),
+                                                                          sympy.Rational(1, 2)), "a wrong G, β kept")
     ctx.control("logistic with β = 0.24", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(6, 25), 1),
                 "a β below the supremum")
     ctx.control("logistic with G = 0.99", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4),
@@ -152,6 +158,8 @@ def check_asm4(ctx: Context) -> None:
               "(exact limits), so no finite β or G", conclusion=exponential)
     ctx.control("the same limits for the logistic loss", unbounded_derivatives(LOGISTIC_CURVE),
                 "both suprema finite")
+    ctx.control("the same limits for the square loss", unbounded_derivatives(SQUARE_CURVE),
+                "sup |ℓ'| = ∞ but ℓ'' = 1: only the smoothness constant is finite")
     ctx.control("exponential with β = G = 100", assumption4_constants(EXPONENTIAL_CURVE, 100, 100),
                 "any finite constants fail for e^(−x)")
 

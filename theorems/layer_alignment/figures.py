@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from numerics.descent import gradient_descent
+from numerics.descent import DescentRun, gradient_descent
 from numerics.losses import Objective
 from numerics.metrics import angle, spectral_to_frobenius
 from numerics.tolerances import at_least, at_most
@@ -79,6 +79,7 @@ def _far_edge(data: Dataset) -> np.ndarray:
 
 
 FIG1_FRACTION = 0.25  # of the width of the separating arc
+STRADDLE_SHARE = 0.75  # the control's predictors: this share of the tolerance on either side of ū
 
 
 @criterion("both trained predictors, and each other, within fraction·α of the target direction, α the angular "
@@ -102,6 +103,15 @@ def same_separator(trained: Named, target, fraction: float):
 
 def _spectral_ratio(W: np.ndarray) -> float:
     return spectral_to_frobenius(W)
+
+
+RATIO_SHIFT = 1e-9  # the control's shift of the ratio: far above rounding, far below the ratios' rise
+EARLY_STOP_RISK = 0.02  # the early-stopped control ends at its last checkpoint with the risk above this (> 1e-2)
+
+
+def _lowered_ratio(W: np.ndarray) -> float:
+    """The control quantity: ‖W‖_2/‖W‖_F − RATIO_SHIFT, which rises wherever the ratio does."""
+    return spectral_to_frobenius(W) - RATIO_SHIFT
 
 
 def _second_ratio(W: np.ndarray) -> float:
@@ -175,6 +185,15 @@ def check_fig1(ctx: Context) -> None:
                 "a separator at the far end of the arc of separating directions in place of ū",
                 plot=Plot("scatter", "Fig. 1a stand-in: the data z_i = y_i x_i",
                           (Series("z_i = y_i x_i", tuple(data.Z[:, 0]), tuple(data.Z[:, 1])),), "x", "y"))
+    # each within the tolerance of ū, but on opposite sides of it: only their mutual angle exceeds the tolerance
+    low, high = separating_arc(data)
+    offset = STRADDLE_SHARE * FIG1_FRACTION * (high - low)
+    straddling = {name: _rotated(svm.direction, sign * offset) for name, sign in zip(predictors, (1.0, -1.0))}
+    ctx.control("predictors on opposite sides of ū",
+                same_separator(Named(f"ū rotated by ±{STRADDLE_SHARE * FIG1_FRACTION:g}·α in place of the trained "
+                                     "predictors", (data, straddling)), _max_margin, FIG1_FRACTION),
+                f"two different separators, each within the tolerance of ū, {2 * STRADDLE_SHARE:g}× the tolerance "
+                "apart")
     net, run = runs["4 layers"]
     ratios = np.array([[spectral_to_frobenius(W) for W in net.matrices(theta)] for theta in run.theta])
     curves = {"risk": (run.steps, run.loss)}
@@ -185,6 +204,20 @@ def check_fig1(ctx: Context) -> None:
                 plot=line("Fig. 1b stand-in: alignment and risk", curves, xlabel="iteration"))
     ctx.control("second singular value", rise_with_risk(four_layer, _second_ratio),
                 "σ_2/‖W_i‖_F in place of σ_1/‖W_i‖_F: it falls as the layers become rank one")
+    ctx.control(f"ratio lowered by {RATIO_SHIFT:g}", rise_with_risk(four_layer, _lowered_ratio),
+                f"‖W_i‖_2/‖W_i‖_F − {RATIO_SHIFT:g}: every ratio still rises, but the row vector's is no longer 1")
+    early = int(np.flatnonzero(run.loss > EARLY_STOP_RISK)[-1])
+    stopped = DescentRun(run.steps[:early + 1], run.theta[:early + 1], run.loss[:early + 1], run.step_sizes)
+    ctx.control("run stopped early", rise_with_risk(Named(f"the 4-layer run stopped at risk > {EARLY_STOP_RISK:g}",
+                                                          (net, stopped)), _spectral_ratio),
+                f"the run cut at its last checkpoint with risk above {EARLY_STOP_RISK:g}: the risk has not "
+                "fallen to 0 yet", because="nondecreasing after the plateau: True")
+    stalled = DescentRun(np.append(run.steps, run.steps[-1] + 1), np.vstack([run.theta, run.theta[-1:]]),
+                         np.append(run.loss, run.loss[-1]), np.append(run.step_sizes, 0.0))
+    ctx.control("a stalled last step", rise_with_risk(Named("the 4-layer run with a last step of size 0",
+                                                            (net, stalled)), _spectral_ratio),
+                "a final step that does not move: the risk stops decreasing", because="nondecreasing after the "
+                "plateau: True")
 
 
 # -- align.fig2 ---------------------------------------------------------------------------------------------------

@@ -253,6 +253,22 @@ def ds_one_support_vector() -> Dataset:
     return Dataset("one support vector in R²", B.to_float(exact), exact)
 
 
+def ds_repeated_support_vector() -> Dataset:
+    """d = 2 with the support vector (1/2, 0) given twice: |S| = d = 2 with positive duals, but rank 1 (a data set
+    no density draws)."""
+    exact = np.array([[sympy.Rational(v) for v in row] for row in (("1/2", "0"), ("1/2", "0"), ("9/10", "3/10"),
+                                                                  ("9/10", "-3/10"))], dtype=object)
+    return Dataset("repeated support vector in R²", B.to_float(exact), exact)
+
+
+def ds_zero_dual() -> Dataset:
+    """d = 2 with (1/2, 1/5) exactly on the margin of ū = (1, 0) set by (1/2, 0): |S| = d = 2 and the support vectors
+    span R², but the dual of (1/2, 1/5) is 0 (a data set no density draws)."""
+    exact = np.array([[sympy.Rational(v) for v in row] for row in (("1/2", "0"), ("1/2", "1/5"), ("9/10", "-3/10"))],
+                     dtype=object)
+    return Dataset("zero dual in R²", B.to_float(exact), exact)
+
+
 @criterion("certified SVM whose support vectors have exact rank d")
 def spans(data: Dataset):
     svm = max_margin_direction(data)
@@ -327,6 +343,13 @@ def check_asm3(ctx: Context) -> None:
                 plot=histogram("Number of support vectors (n = 20)", {f"d = {d}": v for d, v in sizes.items()},
                                xlabel="|S|"), conclusion=generic)
     ctx.control("|S| ≤ d − 1", generic_support(named, -1), "wrong bound: |S| < d claimed for every data set")
+    # data no density draws: |S| = d and the other conditions hold, but the support vectors do not span R²
+    repeated = Named("a point given twice", [ds_repeated_support_vector()])
+    ctx.control("a repeated support vector", generic_support(repeated, 0),
+                "the random data replaced by a data set with a point given twice")
+    ctx.control("a support vector with zero dual", generic_support(Named("a zero dual", [ds_zero_dual()]), 0),
+                "the random data replaced by a data set with a point exactly on the margin whose dual is 0",
+                because="0 data sets violate Assumption 3")
     rng = ctx.rng("planar")
     data, basis = _subspace_dataset(rng, 12)
     net = linear_network((3, 3, 1))
@@ -487,16 +510,17 @@ def mean_margin_at_least(data: Dataset, factor: int):
 @criterion("every init satisfies Assumption 2 with R(W(0)) = ℓ(0), and gradient flow from the first of each data set "
            "decreases the risk")
 def first_layer_zero_admissible(cases: Named):
-    satisfied, decreasing = 0, True
+    satisfied, decreasing, flows = 0, True, 0
     for objective, theta, flow_it in cases.value:
         satisfied += (satisfies_assumption2(objective, theta)
                       and float(objective.value(theta)) == loss_at_zero(objective.loss))
         if flow_it:
+            flows += 1
             run = run_flow("W_1(0) = 0", objective, theta, log_spaced(1e-2, 1e4, 13))
             decreasing &= bool(is_monotone(run.risks[1:], "decreasing") and run.risks[-1] < run.risks[0])
     total = len(cases.value)
     return (satisfied == total and decreasing, f"{satisfied}/{total} satisfy it; flows decrease the risk: {decreasing}",
-            {"instances": total, "satisfied": satisfied})
+            {"instances": total, "satisfied": satisfied, "flows": flows})
 
 
 @claim(
@@ -532,7 +556,7 @@ def check_rem_a_init(ctx: Context) -> None:
         ctx.prove(f"{data.name}: ⟨z̄, ū⟩ ≥ γ", "exact", mean_margin_at_least(data, 1), "so ∇R(0) ≠ 0",
                   conclusion=margin)
     ctx.control("⟨z̄, ū⟩ ≥ 2γ", mean_margin_at_least(ds3(), 2), "wrong constant: γ → 2γ")
-    cases, stuck = [], []
+    cases, stuck, unzeroed = [], [], []
     datasets = [ds2(), ds3(), ds_random(ctx.rng("data-0"), 10, 3), ds_random(ctx.rng("data-1"), 10, 4)]
     for data in datasets:
         net = linear_network((data.d, 3, 2, 1))
@@ -540,6 +564,9 @@ def check_rem_a_init(ctx: Context) -> None:
             objective = risk(net, data, loss)
             for index in range(ctx.pick(5, 25)):
                 theta = ctx.rng(f"{data.name}-{loss}-{index}").normal(size=net.n_params)
+                if index == 0:  # a Gaussian W_1(0) ≠ 0 redrawn until Assumption 2 holds: then R(W(0)) < ℓ(0)
+                    unzeroed.append((objective, admissible_initialization(
+                        objective, ctx.rng(f"{data.name}-{loss}-admissible"), 1.0), loss == "logistic"))
                 theta[:net.sizes[0]] = 0.0
                 cases.append((objective, theta, index == 0 and loss == "logistic"))
                 if index == 0:
@@ -553,6 +580,10 @@ def check_rem_a_init(ctx: Context) -> None:
     ctx.control("also W_L⋯W_2 = 0", first_layer_zero_admissible(Named(f"{len(stuck)} inits with W_1 = W_2 = 0",
                                                                        stuck)),
                 "the hypothesis W_L(0)⋯W_2(0) ≠ 0 dropped: every layer gradient is 0, Assumption 2 fails")
+    ctx.control("W_1(0) ≠ 0", first_layer_zero_admissible(Named(f"{len(unzeroed)} Gaussian inits satisfying "
+                                                                 "Assumption 2, W_1 not zeroed", unzeroed)),
+                "the hypothesis W_1(0) = 0 dropped: Assumption 2 holds and the flows decrease the risk, but "
+                "R(W(0)) ≠ ℓ(0)", because="flows decrease the risk: True")
 
 
 # -- align.rem.A-counter ----------------------------------------------------------------------------------------
