@@ -400,11 +400,16 @@ SEC5_NORM = "L → 0 forces ‖θ‖ → ∞, with ‖θ‖² ≥ k(−log L/max
 SCALE_FREE = identities("the ratio of the scaled norms minus the ratio vanishes identically")
 
 
+def loss_norm_floor(log_losses: np.ndarray, radius: float, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the checkpoints with L < 1, where the bound is informative; k(−log L/max‖x‖)^(2/k) at those)."""
+    positive = log_losses < 0
+    return positive, depth * (-log_losses[positive] / radius) ** (2 / depth)
+
+
 @criterion("on a completed flow that reaches L < 1, ‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) at every checkpoint with L < 1")
 def norm_above_loss_bound(norms: np.ndarray, log_losses: np.ndarray, radius: float, depth: int,
                           completed: bool) -> Decision:
-    positive = log_losses < 0  # the bound is informative once L < 1
-    lower = depth * (-log_losses[positive] / radius) ** (2 / depth)
+    positive, lower = loss_norm_floor(log_losses, radius, depth)
     reached, above = bool(positive.any()), bool(np.all(norms[positive] ** 2 >= lower))
     return Decision(completed and reached and above, f"flow completed: {completed}; checkpoints with L < 1: "
                     f"{int(positive.sum())}; bound holds at all of them: {above}",
@@ -460,8 +465,7 @@ def check_sec5(ctx: Context) -> None:
     log_losses = np.array([float(objective.log_value(th)) for th in run.theta])
     norms = np.linalg.norm(run.theta, axis=1)
     radius = float(np.max(np.linalg.norm(X, axis=1)))
-    positive = log_losses < 0  # the bound is informative once L < 1
-    lower = FLOW_DEPTH * (-log_losses[positive] / radius) ** (2 / FLOW_DEPTH)
+    positive, lower = loss_norm_floor(log_losses, radius, FLOW_DEPTH)
     completed = run.status is FlowStatus.COMPLETED
     ctx.support("‖θ(t)‖² ≥ k(−log L/max‖x‖)^(2/k) (every checkpoint with L < 1)", "numeric",
                 norm_above_loss_bound(norms, log_losses, radius, FLOW_DEPTH, completed),

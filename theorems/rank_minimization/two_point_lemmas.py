@@ -165,8 +165,8 @@ def gradient_along_first_input(relu_slope_at_zero: float, points: list[np.ndarra
     first_neuron = [(theta, tuple(int(v) for v in E.signs(X @ neurons(theta)[0][0]))) for theta in points]
     in_first = [theta for theta, s in first_neuron if REGION_DEFINITIONS[FIRST](s)]  # Definition 1's S_1
     seen = sorted({s for _, s in first_neuron if REGION_DEFINITIONS[FIRST](s)}, reverse=True)
-    parallel = all(E.sign(objective.gradient(theta)[0] * X[0][1] - objective.gradient(theta)[1] * X[0][0]) == 0
-                   for theta in in_first)
+    gradients = [objective.gradient(theta) for theta in in_first]
+    parallel = all(E.sign(g[0] * X[0][1] - g[1] * X[0][0]) == 0 for g in gradients)
     covered = seen == [(1, 0), (1, -1)]  # w_1ᵀx_2 < 0 (open part) and w_1ᵀx_2 = 0 (boundary ray)
     return Decision(parallel and covered, f"{len(in_first)} points with w_1 ∈ S_1; ∂L/∂w_1 parallel to x_1 at all of "
                     f"them: {parallel}; sign patterns of w_1 seen: {seen} (open part and boundary ray: {covered})",
@@ -208,7 +208,6 @@ def check_lem7(ctx: Context) -> None:
     ctx.control("the boundary ray left out", gradient_along_first_input(0.0, open_part),
                 "the same test on the points with w_1ᵀx_2 ≠ 0 only: the boundary ray, where the convention σ'(0) = 0 "
                 "matters, is not covered", because="open part and boundary ray: False")
-
 
 
 def lemma8_bounds(eps: float) -> tuple[float, float]:
