@@ -159,6 +159,48 @@ def test_code_run_only_in_a_subprocess_is_credited_to_the_test_that_starts_it(
         assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 1, "killed")
 
 
+MEMO_CALC = '''\
+import functools
+
+
+@functools.cache
+def table():
+    return [k * k for k in range(1, 5)]
+'''
+
+MEMO_TESTS = '''\
+from pkg.calc import table
+
+
+def test_a_length():
+    assert len(table()) == 4
+
+
+def test_b_values():
+    assert table() == [1, 4, 9, 16]
+'''
+
+
+@pytest.mark.slow  # ≈ 10 s: a baseline and one mutant run
+def test_a_memoized_result_is_credited_to_every_test_that_reads_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The baseline empties the measured modules' memo caches before each test: ``test_b_values`` reads the table
+    ``test_a_length`` computed first, and only it can tell ``k * k`` from ``k / k``; without the emptying, coverage
+    credits the line to ``test_a_length`` alone, and the mutant survives it."""
+    pytest.importorskip("cosmic_ray")
+    pytest.importorskip("coverage")
+    from verify.cli import main
+
+    root = toy_project(tmp_path, MEMO_CALC, MEMO_TESTS)
+    assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
+                 "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
+                 "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    [entry] = report["mutants"]
+    assert entry["id"] == "pkg/calc.py:6:14:ReplaceBinaryOperator_Mul_Div:0"
+    assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 2, "killed")
+
+
 IMPORT_TIME = '''\
 import functools
 

@@ -8,6 +8,10 @@ context. At the end it saves the data (one file per process, for pytest-xdist) a
 duration and outcome as JSON. Python subprocesses a test starts are measured too, and credited to that test
 (``verify/mutation_subprocess/sitecustomize.py``, on the baseline's ``PYTHONPATH``).
 
+Before each test the plugin empties the memo caches (``functools.cache``, ``lru_cache``) of the measured modules:
+otherwise a result one test computed and a later test reused would credit its lines to the first test alone, and a
+mutant there would never run the later one (two claims of a module that share one cached run, say).
+
 Each process pins itself to one CPU (``IBVERIFY_TEETH_PIN``), as the mutant runs do: sweeps then run in the
 test's own process (:func:`numerics.sweeps.default_workers` is 1) where coverage sees them.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import pytest
@@ -26,6 +31,8 @@ _STARTED = time.perf_counter()
 _cov = None
 _results: dict[str, dict[str, object]] = {}
 _collected = [0.0]
+_include: list[str] = []  # the files coverage measures (the mutated ones)
+_include_real: set[str] = set()
 
 
 def _pin() -> None:
@@ -41,14 +48,34 @@ if _DATA:
     import coverage
 
     _pin()
-    include = [p for p in os.environ.get("IBVERIFY_TEETH_INCLUDE", "").split(os.pathsep) if p]
-    _cov = coverage.Coverage(data_file=_DATA, data_suffix=True, include=include or None, config_file=False)
+    _include[:] = [p for p in os.environ.get("IBVERIFY_TEETH_INCLUDE", "").split(os.pathsep) if p]
+    _include_real.update(os.path.realpath(p) for p in _include)
+    _cov = coverage.Coverage(data_file=_DATA, data_suffix=True, include=_include or None, config_file=False)
     _cov.start()
+
+
+def _measured(path: str | None) -> bool:
+    return bool(path) and os.path.realpath(path) in _include_real
+
+
+def clear_memo_caches() -> int:
+    """Empty the memo caches of the functions defined at module level in the measured modules (those coverage
+    includes); the number emptied."""
+    cleared = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not _measured(getattr(module, "__file__", None)):
+            continue
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+                cleared += 1
+    return cleared
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     if _cov is not None:
+        clear_memo_caches()
         _cov.switch_context(item.nodeid)
         os.environ[CONTEXT_VARIABLE] = item.nodeid  # subprocesses started by the test are credited to it
     try:
