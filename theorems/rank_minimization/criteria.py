@@ -10,7 +10,7 @@ from numerics.symbolic import is_identically_zero
 from verify import Criterion, Decision
 
 
-def _vanish(identities: Mapping[str, Any]) -> Decision:
+def all_vanish(identities: Mapping[str, Any]) -> Decision:
     """Every expression is identically 0: True if all are proved, False if one is refuted (a rational point where
     it is provably nonzero), None if one is neither."""
     tests = {name: is_identically_zero(expression) for name, expression in identities.items()}
@@ -26,5 +26,5 @@ def _vanish(identities: Mapping[str, Any]) -> Decision:
 def identities(name: str) -> Criterion:
     """A criterion "these expressions vanish identically" under its own name (a claim's conclusions each get
     theirs, so a control binds to the conclusion it perturbs)."""
-    return Criterion(name, _vanish)
+    return Criterion(name, all_vanish)
 

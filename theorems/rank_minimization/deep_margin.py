@@ -155,10 +155,12 @@ def check_homogeneity(ctx: Context) -> None:
 
 
 LATE_CHECKPOINTS = 6  # the KKT residual and the angle are asked to decrease over the last checkpoints (t ≥ 1e15)
+TARGET_KKT_RESIDUAL = 1e-6  # the target counts as a KKT point of Problem (6) up to this stationarity residual
 
 
 @criterion("along the flow the smoothed margin increases, eventually (over the last checkpoints) the KKT residual "
-           "and the angle to the target decrease, and the target is a KKT point of Problem (6) (residual ≤ 1e-6)")
+           f"and the angle to the target decrease, and the target is a KKT point of Problem (6) (residual ≤ "
+           f"{TARGET_KKT_RESIDUAL:g})")
 def approaches_kkt_point(thetas: np.ndarray, target: np.ndarray, net: Network, X: np.ndarray, y: np.ndarray,
                          completed: bool, late: int = LATE_CHECKPOINTS) -> Decision:
     # The smoothed margin is monotone once the data are separated (Lyu & Li); the residual and the angle are only
@@ -171,7 +173,7 @@ def approaches_kkt_point(thetas: np.ndarray, target: np.ndarray, net: Network, X
     target_residual = float(kkt_check(net, target, X, y, tol=np.inf).stationarity_residual)
     holds = (completed and len(thetas) >= late and is_monotone(smoothed, "increasing")
              and is_monotone(residuals[-late:], "decreasing") and is_monotone(angles[-late:], "decreasing")
-             and at_most(target_residual, 1e-6))
+             and at_most(target_residual, TARGET_KKT_RESIDUAL))
     return Decision(bool(holds), f"smoothed margin {smoothed[0]:.4f} → {smoothed[-1]:.4f}; KKT residual "
                     f"{residuals[0]:.3f} → {residuals[-1]:.3f}; angle to the target {angles[0]:.3f} → "
                     f"{angles[-1]:.3f} rad; KKT residual of the target {target_residual:.1e}; {len(thetas)} "
@@ -420,7 +422,7 @@ NO_SATURATION = 0.25  # ‖θ‖^k must gain over the second half at least this 
 
 
 @criterion("‖θ‖ increases monotonically and ‖θ‖^k does not saturate: its gain over the second half of the log-time "
-           "grid is at least a quarter of its gain over the first half")
+           f"grid is at least {NO_SATURATION:g} times its gain over the first half")
 def norm_grows(norms: np.ndarray, depth: int) -> Decision:
     # under exponential tails ‖θ(t)‖^k grows like ln t/γ (affine on a log-time grid: equal gains per half, ratio ≈ 1);
     # a bounded norm saturates (ratio → 0). Scale-free, unlike a relative growth of ‖θ‖, which depends on the start

@@ -32,6 +32,7 @@ from verify import Context
 
 NETWORK = fully_connected([2, 2, 2])  # W: 2 hidden × 2 inputs, V: 2 outputs × 2 hidden, σ'(0) = 0
 EXACT_ZERO_TOLERANCE = 1e-12  # float64 residuals counted as 0 when deciding the oracle's regime
+MPMATH_SLACK_DIGITS = 5  # mpmath residuals up to 10^(slack − dps) count as 0: a few operations' rounding
 
 # -- number systems ---------------------------------------------------------------------------------------
 Functions = SimpleNamespace
@@ -297,14 +298,23 @@ def serving_neurons(theta: Any, data: TwoPoints) -> list[ServingNeuron] | None:
     return served
 
 
+def zero_tolerance(sample: Any) -> Any:
+    """The largest |entry| (at scale 1) that :func:`negligible` counts as 0 in ``sample``'s number system: 0 for
+    sympy numbers, 10^(MPMATH_SLACK_DIGITS − dps) for mpmath at the working precision, else EXACT_ZERO_TOLERANCE."""
+    if isinstance(sample, sympy.Basic):
+        return 0
+    if isinstance(sample, mpmath.mpf):
+        return mpmath.mpf(10) ** (MPMATH_SLACK_DIGITS - mpmath.mp.dps)
+    return EXACT_ZERO_TOLERANCE
+
+
 def negligible(values: Any, scale: Any = 1) -> bool:
-    """All entries 0: exactly for sympy numbers, up to the working precision for mpmath and float64."""
+    """All entries 0: exactly for sympy numbers, up to :func:`zero_tolerance` × ``scale`` for mpmath and float64."""
     values = np.asarray(values)
     sample = values.ravel()[0]
     if isinstance(sample, sympy.Basic):
         return not np.any(E.signs(values))
-    tolerance = mpmath.mpf(10) ** (5 - mpmath.mp.dps) if isinstance(sample, mpmath.mpf) else EXACT_ZERO_TOLERANCE
-    return at_most(max(abs(value) for value in values.ravel()), tolerance * scale)
+    return at_most(max(abs(value) for value in values.ravel()), zero_tolerance(sample) * scale)
 
 
 def oracle(theta0: Any, data: TwoPoints, t: Any = None) -> np.ndarray:

@@ -16,7 +16,7 @@ from numerics.networks import fully_connected
 from numerics.symbolic import generic_loss, is_identically_zero, weight_matrices
 from numerics.tolerances import at_most
 from numerics.univariate import certified_sign
-from theorems.rank_minimization.criteria import identities
+from theorems.rank_minimization.criteria import all_vanish, identities
 from theorems.rank_minimization.two_point_common import (
     FIRST,
     PRIVATE,
@@ -49,7 +49,18 @@ def best_fit_gap(H: np.ndarray, Y: np.ndarray) -> float:
 
 
 # -- Lemmas 3–5 ---------------------------------------------------------------------------------------------
-PARALLEL_ROWS = identities("det σ(WX) vanishes identically for w_2 = αw_1")
+@criterion("det σ(WX) vanishes identically for w_2 = ratio·w_1, over the 9 sign patterns of (w_1ᵀx_1, w_1ᵀx_2)")
+def parallel_rows_singular(ratio: sympy.Expr) -> Decision:
+    """``ratio``: w_2 = ratio·w_1 (α > 0 in the lemma's proof; a control asks for −α); w_1ᵀx_j = ±u_j or 0 with
+    u_j > 0."""
+    u1, u2 = sympy.symbols("u1 u2", positive=True)
+    determinants = {}
+    for n1, z1 in (("+", u1), ("−", -u1), ("0", sympy.S.Zero)):
+        for n2, z2 in (("+", u2), ("−", -u2), ("0", sympy.S.Zero)):
+            hidden = sympy.Matrix([[sympy.Max(z1, 0), sympy.Max(z2, 0)],
+                                   [sympy.Max(ratio * z1, 0), sympy.Max(ratio * z2, 0)]])
+            determinants[f"signs ({n1}, {n2})"] = hidden.det()
+    return all_vanish(determinants)
 
 
 @claim(
@@ -64,22 +75,11 @@ PARALLEL_ROWS = identities("det σ(WX) vanishes identically for w_2 = αw_1")
     profiles={"quick": "symbolic determinant for every sign of w_1ᵀx_j", "full": "as quick", "paper": "as quick"},
 )
 def check_lem3(ctx: Context) -> None:
-    alpha, u1, u2 = sympy.symbols("alpha u1 u2", positive=True)
-
-    def determinants(sign: int) -> dict[str, sympy.Expr]:
-        """det σ(WX) for w_2 = (sign·α)w_1, over the 9 sign patterns of w_1ᵀx_1, w_1ᵀx_2."""
-        out = {}
-        for n1, z1 in (("+", u1), ("−", -u1), ("0", sympy.S.Zero)):
-            for n2, z2 in (("+", u2), ("−", -u2), ("0", sympy.S.Zero)):
-                hidden = sympy.Matrix([[sympy.Max(z1, 0), sympy.Max(z2, 0)],
-                                       [sympy.Max(sign * alpha * z1, 0), sympy.Max(sign * alpha * z2, 0)]])
-                out[f"signs ({n1}, {n2})"] = hidden.det()
-        return out
-
-    ctx.prove("α > 0 makes σ(WX) singular", "symbolic", PARALLEL_ROWS(determinants(1)),
+    alpha = sympy.Symbol("alpha", positive=True)
+    ctx.prove("α > 0 makes σ(WX) singular", "symbolic", parallel_rows_singular(alpha),
               "for w_2 = αw_1 with α > 0, σ(αz) = ασ(z) for every sign of z, so det σ(WX) ≡ 0 over all 9 sign "
               "patterns; then rank(Vσ(WX)) ≤ 1 < rank Y; α = 0 and w_1 = 0 give a dead neuron (Lemma 4)")
-    ctx.control("α < 0", PARALLEL_ROWS(determinants(-1)),
+    ctx.control("α < 0", parallel_rows_singular(-alpha),
                 "the same determinant test with w_2 = αw_1, α < 0 is not identically 0 (w_1 ∈ S_1°, w_2 ∈ S_2°)")
 
 
@@ -208,11 +208,6 @@ def check_lem7(ctx: Context) -> None:
     ctx.control("the boundary ray left out", gradient_along_first_input(0.0, open_part),
                 "the same test on the points with w_1ᵀx_2 ≠ 0 only: the boundary ray, where the convention σ'(0) = 0 "
                 "matters, is not covered", because="open part and boundary ray: False")
-
-
-def lemma8_bounds(eps: float) -> tuple[float, float]:
-    """(tight lower bound on ‖w‖², Lemma 8's 1 − |ε|): ‖w‖² ≥ (ε + sqrt(ε² + 4))/2."""
-    return (eps + np.sqrt(eps * eps + 4)) / 2, 1 - abs(eps)
 
 
 @criterion("on S_1×S_2 zero loss gives ‖w_i‖² ≥ (ε + sqrt(ε² + 4))/2 ≥ bound(ε) for ε ∈ [−1, 1]")

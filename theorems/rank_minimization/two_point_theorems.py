@@ -71,6 +71,8 @@ TEST_LEVEL = 1e-5  # one-sided binomial tests: a true bound is rejected with pro
 LOSS_TOL = 1e-8  # "zero loss" at the end of a finite-time run (the other critical values are ≥ 0.11)
 STEP, HORIZON = 0.02, 40.0  # gradient descent as a proxy of the flow: t = 40 in 2000 steps
 BALL_BITS = 64  # working precision of the ball evaluations in the proofs' numeric steps (reported with each ball)
+THM2_CONVERGED = 1e-12  # Thm 2 tests the flows that stopped with L below this ("reach zero loss")
+THM2_RANK_PROXY = 1e-3  # σ_2(W)/σ_1(W) above this at the stopping time reads as rank W(∞) = 2
 SEC31_RADIUS = 1e-4  # Sec. 3.1: every row of W and column of V uniform on the sphere of radius 10⁻⁴
 CONFIDENCE, CI_WIDTH = 0.999, 0.003  # profile gpu: Pr[E] to within a 99.9 % interval at most 0.003 wide, whatever
 GPU_RUNS = runs_for_width(CI_WIDTH, CONFIDENCE)  # it is: 1.2·10⁶ runs per law (the compiled kernel on a GPU)
@@ -109,30 +111,32 @@ def limits_have_rank_two(finals: np.ndarray, threshold: float) -> Decision:
     conclusions={"rank W(∞) = 2 for flows that reach zero loss": "confirmed"},
     profiles={"quick": "8 float flows on each of 5 datasets (‖w_i(0)‖ up to 0.999 r_2, half exactly there)",
               "full": "60 flows per dataset", "paper": "300 flows per dataset"},
-    notes=[("Conditional statement: only flows that reach zero loss (here L < 1e-12 when they stop) are tested; flows "
-           "that slide along a kink are not continued and count as undecided."),
+    notes=[(f"Conditional statement: only flows that reach zero loss (here L < {THM2_CONVERGED:g} when they stop) are "
+            "tested; flows that slide along a kink are not continued and count as undecided."),
            "Finite-time proxy: σ_2/σ_1 of W at the stopping time, where L < 1e-14."],
 )
 def check_thm2(ctx: Context) -> None:
     finals, counts = [], {"flows": 0, "sliding": 0}
     for k, data in enumerate(grid_datasets()):
         ends = flow_ends(data, thm2_inits(ctx.rng(f"inits-{k}"), ctx.pick(8, 60, 300), data))
-        finals.append(ends.final[ends.converged(1e-12)])
+        finals.append(ends.final[ends.converged(THM2_CONVERGED)])
         counts["flows"] += len(ends.loss)
         counts["sliding"] += int(ends.sliding.sum())
     finals = np.concatenate(finals)
     ratios = relative_sigma_min(unpack(finals)[0]) if len(finals) else np.zeros(0)
-    ctx.support("converged flows have rank-2 W", "numeric", limits_have_rank_two(finals, 1e-3),
-                f"{len(finals)} of {counts['flows']} flows reached L < 1e-12 (5 datasets, {counts['sliding']} slid "
-                "along a kink and decide nothing); σ_2(W)/σ_1(W) > 1e-3 is the finite-time proxy of rank W(∞) = 2",
+    ctx.support("converged flows have rank-2 W", "numeric", limits_have_rank_two(finals, THM2_RANK_PROXY),
+                f"{len(finals)} of {counts['flows']} flows reached L < {THM2_CONVERGED:g} (5 datasets, "
+                f"{counts['sliding']} slid along a kink and decide nothing); σ_2(W)/σ_1(W) > {THM2_RANK_PROXY:g} is "
+                "the finite-time proxy of rank W(∞) = 2",
                 counts, plot=histogram("σ_2/σ_1 of W at convergence (Thm 2's initializations)",
                                        {"converged flows": ratios}, xlabel="σ_2(W)/σ_1(W)"))
     outside = []
     for k in range(2):
         data, theta = radius_counterexample(pythagorean_data(*PYTHAGOREAN[k]), FLOAT_PARAMETERS[0])
         ends = flow_ends(data.as_float(), np.asarray(theta, dtype=float)[None, :], loss_tol=1e-20)
-        outside.append(ends.final[ends.converged(1e-12)])
-    ctx.control("initialization 1.5–1.9× outside the radius", limits_have_rank_two(np.concatenate(outside), 1e-3),
+        outside.append(ends.final[ends.converged(THM2_CONVERGED)])
+    ctx.control("initialization 1.5–1.9× outside the radius",
+                limits_have_rank_two(np.concatenate(outside), THM2_RANK_PROXY),
                 "the same rank test on flows from rank.cex.thm2-radius's initializations fails (W(∞) has rank 1)")
 
 
