@@ -242,7 +242,8 @@ def exact_runs_fail(balances: Named, sign: int):
             {"runs": len(results), "smallest_max_abs_residual": min(failing, default=0.0)})
 
 
-@criterion("logistic and exponential GD at 50 digits: relative residual above 1e-6 with the given sign")
+@criterion(f"logistic and exponential GD at {MP_DIGITS} digits: relative residual above {DISAGREEMENT:g} with the "
+           "given sign")
 def mp_runs_fail(balances: Named, sign: int):
     residuals = {loss: float(mp_relative_residual(balance, sign)) for loss, balance in balances.value}
     figures = {f"relative_residual_{k}": v for k, v in residuals.items()}
@@ -250,10 +251,10 @@ def mp_runs_fail(balances: Named, sign: int):
         return True, "far above the working precision", figures
     if at_most(max(residuals.values()), MP_TOLERANCE):
         return False, f"at the working precision ({float(MP_TOLERANCE):g})", figures
-    return None, "between the working precision and 1e-6", figures
+    return None, f"between the working precision and {DISAGREEMENT:g}", figures
 
 
-@criterion("float64 GD runs: more than half exceed relative residual 1e-6 with the given sign")
+@criterion(f"float64 GD runs: more than half exceed relative residual {DISAGREEMENT:g} with the given sign")
 def float_runs_fail(balances: Named, sign: int):
     residuals = float_relative_residuals(balances.value, sign)
     share = float(np.mean(residuals > DISAGREEMENT))
@@ -381,8 +382,9 @@ def constant_step_runs(cases: list[Case], eta: float, steps: int, starts: int, c
     return runs
 
 
-@criterion("at every step Σ η‖∇R‖² − Σ η²‖∇R‖² ≥ 0 and 2(R(W(0)) − R(W(t))) − Σ η‖∇R‖² ≥ 0 (slack ≥ −1e-12·(1 + "
-           "R(W(0)))), and S(t) ≤ 2κR(W(0)) at every step with κ the largest Assumption-5 step (times kappa_factor)")
+@criterion("at every step Σ η‖∇R‖² − Σ η²‖∇R‖² ≥ 0 and 2(R(W(0)) − R(W(t))) − Σ η‖∇R‖² ≥ 0 (slack ≥ "
+           f"−{SLACK_TOLERANCE:g}·(1 + R(W(0)))), and S(t) ≤ 2κR(W(0)) at every step with κ the largest Assumption-5 "
+           "step (times kappa_factor)")
 def error_chain(traces: Named, kappa_factor: float = 1.0):
     worst_first, worst_second, ratios, sharp = np.inf, np.inf, [], []
     sides: dict[str, tuple[list, list]] = {key: ([], []) for key in ("squared", "weighted", "kappa")}
@@ -506,12 +508,19 @@ def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
         float(np.min(first_layer[1:][later]) - floor) if later.any() else np.inf, bounds)
 
 
-def lemma7_holds(evidence: Lemma7Evidence, steps: int) -> bool:
+def lemma7_holds(evidence: Lemma7Evidence, steps: int, occupation_factor: float = 1.0) -> bool:
     """(27) and the displacement bound at every step, and the proxies: R_t grew, the run left B(R_0) in its first
-    half for good, within the explicit occupation bound, with the gradient floor respected inside B(R_0)."""
+    half for good, within the explicit occupation bound (divided by ``occupation_factor``), with the gradient floor
+    respected inside B(R_0)."""
     return (at_least(min(evidence.step_slack, evidence.unit_slack, evidence.displacement_slack), -SLACK_TOLERANCE)
             and evidence.radius_growth > 1.0 and evidence.exit_step is not None and evidence.exit_step < steps // 2
-            and evidence.occupation <= evidence.occupation_bound and evidence.gradient_floor_slack >= 0.0)
+            and evidence.occupation <= evidence.occupation_bound / occupation_factor
+            and evidence.gradient_floor_slack >= 0.0)
+
+
+# The occupation bound η_0 + 2R(W(0))/ε(R_0)² is loose: the runs' sums are 4e-5 to 2e-3 of it (quick, seeds 0–5), so
+# the control divides it by this factor to show that the sums are measured, not zero.
+OCCUPATION_FACTOR = 1e6
 
 
 @claim(
@@ -526,7 +535,8 @@ def lemma7_holds(evidence: Lemma7Evidence, steps: int) -> bool:
     conclusions={"max_k ‖W_k(t)‖_F unbounded, Σ_t η_t = ∞, and Σ_(t: W(t) ∈ B(R)) η_t < ∞": "confirmed"},
     profiles={"quick": "two Assumption-5 runs from starts in B(1) (DS2 [2,3,1] 3000 steps, DS3 [3,3,3,1] 2000 steps): "
                        "eq. (27) and the displacement bound at every step, finite-time proxies of (i)–(iii); controls: "
-                       "a critical start and constant steps η = 10",
+                       f"the occupation bound divided by {OCCUPATION_FACTOR:g}, a critical start and constant steps "
+                       "η = 10",
               "full": "the same starts, runs of 18000 and 12000 steps", "paper": "as full"},
     notes=plain(("The printed bullets are hard to read ('t:W (t)B(R) t < .', Σ, ∞ and ∈ lost); the reading is: max_k "
             "‖W_k(t)‖_F unbounded, Σ_t η_t = ∞, and Σ_(t: W(t) ∈ B(R)) η_t < ∞."),
@@ -564,6 +574,10 @@ def check_lem7(ctx: Context) -> None:
                 plot=line("Occupation of the initial ball vs total step size", occupancy_plot,
                           xlabel="step t", ylabel="partial sums", xscale="log", yscale="log"))
 
+    ctx.control(f"occupation bound ÷ {OCCUPATION_FACTOR:g}",
+                lemma7_proxies(Named(f"{len(runs)} Assumption-5 runs from starts in B(1)", runs), OCCUPATION_FACTOR),
+                "the same runs against a bound their occupation sums exceed: the sums are measured, not vacuously "
+                "small")
     # controls: a critical point (Assumption 2 dropped) never leaves; constant steps break (27)
     critical = Case("all layers 0", cases[0].data, cases[0].objective, np.zeros_like(cases[0].theta0), cases[0].steps)
     stuck = [(critical.assumption5(), max_margin_direction(critical.data).margin)]
@@ -578,18 +592,21 @@ def check_lem7(ctx: Context) -> None:
 
 
 @criterion("eq. (27) and the displacement bound at every step; R_t grew, the run left B(R_0) in its first half for "
-           "good, within the explicit occupation bound, with the gradient floor respected inside B(R_0)")
-def lemma7_proxies(runs: Named):
-    failed, slack, records = [], np.inf, []
+           "good, within the explicit occupation bound η_0 + 2R(W(0))/ε(R_0)² divided by occupation_factor, with the "
+           "gradient floor respected inside B(R_0)")
+def lemma7_proxies(runs: Named, occupation_factor: float = 1.0):
+    failed, slack, records, occupation = [], np.inf, [], 0.0
     for index, (trace, margin) in enumerate(runs.value):
         with np.errstate(all="ignore"):
             evidence = lemma7_evidence(trace, margin)
         slack = min(slack, evidence.step_slack, evidence.unit_slack)
+        occupation = max(occupation, evidence.occupation / evidence.occupation_bound)
         records.append(evidence.bounds)
-        if not lemma7_holds(evidence, trace.steps):
+        if not lemma7_holds(evidence, trace.steps, occupation_factor):
             failed.append(index)
     return Decision(not failed, f"fails on runs {failed[:5]}" if failed else "every run",
-                    {"min_slack_eq27": slack, "runs_failing": len(failed)},
+                    {"min_slack_eq27": slack, "runs_failing": len(failed), "max_occupation_over_bound": occupation,
+                     "occupation_factor": occupation_factor},
                     [merge_tightness(list(same)) for same in zip(*records)])
 
 
@@ -838,7 +855,8 @@ LEMMA8_BOUNDS = {_printed_excess_bound: "D + 2R(W(0))", _sharp_excess_bound: "D_
                  _whole_numerator_dropped: "the numerator dropped"}
 
 
-@criterion("Lemma 8 (a) with the given bound at every step and layer (slack ≥ −1e-9 relative to 1 + the bound)")
+@criterion(f"Lemma 8 (a) with the given bound at every step and layer (slack ≥ −{SLACK_TOLERANCE:g} relative to 1 + "
+           "the bound)")
 def excess_bounded(runs: Named, bound: Callable):
     worst = min(float(np.min(t.excess_slack(k, bound(t, k)) / (1.0 + np.abs(bound(t, k)))))
                 for t in runs.value for k in range(1, t.depth + 1))
@@ -851,7 +869,7 @@ def excess_bounded(runs: Named, bound: Callable):
                               np.concatenate([m for m, _ in pairs]), np.concatenate([b for _, b in pairs])))
 
 
-@criterion("Lemma 8 (b) with the given extra term at every step and adjacent pair (slack ≥ −1e-9)")
+@criterion(f"Lemma 8 (b) with the given extra term at every step and adjacent pair (slack ≥ −{SLACK_TOLERANCE:g})")
 def alignment_bounded(runs: Named, extra: Callable):
     worst = min(float(np.min(t.alignment_slack(k, extra(t, k)))) for t in runs.value for k in range(1, t.depth))
     measured, limits = [], []
@@ -867,8 +885,8 @@ def alignment_bounded(runs: Named, extra: Callable):
                               np.concatenate(limits)))
 
 
-@criterion("the proof displays (31), (33), (36) with slack ≥ −1e-9 and (32) with residual ≤ 1e-10 on every run; "
-           "swapped: P_k and Q_(k+1) exchanged as printed")
+@criterion(f"the proof displays (31), (33), (36) with slack ≥ −{SLACK_TOLERANCE:g} and (32) with residual ≤ "
+           f"{FLOAT_TOLERANCE:g} on every run; swapped: P_k and Q_(k+1) exchanged as printed")
 def displays_valid(runs: Named, swapped: bool):
     worst = worst_display_slacks(runs.value, swapped)
     return Decision(displays_hold(worst), "", {f"worst {k}": v for k, v in worst.items()},
@@ -973,12 +991,9 @@ def frobenius_drifts(terms: Lemma8Terms) -> dict[tuple[int, int], np.ndarray]:
 def drift_identity_residual(terms: Lemma8Terms, sign: int) -> float:
     """max |drift − sign·(tr P_k − tr Q_j)| / (1 + F_k² + F_j²): 0 for sign = +1 by align.eq28.corrected; the
     proof of Theorem 3 prints sign = −1."""
-    worst = 0.0
-    for (k, j), drift in frobenius_drifts(terms).items():
-        predicted = sign * (terms.trace_p(k) - terms.trace_q(j))
-        scale = 1.0 + terms.frobenius_squared(k) + terms.frobenius_squared(j)
-        worst = max(worst, float(np.max(np.abs(drift - predicted) / scale)))
-    return worst
+    return max(float(np.max(np.abs(drift - sign * (terms.trace_p(k) - terms.trace_q(j)))
+                            / (1.0 + terms.frobenius_squared(k) + terms.frobenius_squared(j))))
+               for (k, j), drift in frobenius_drifts(terms).items())
 
 
 def drift_ratio(terms: Lemma8Terms, reference: np.ndarray | float) -> float:
@@ -1000,7 +1015,7 @@ def drift_bounded(runs: Named, reference: str):
                               np.concatenate([d for d, _ in drifts]), np.concatenate([r for _, r in drifts])))
 
 
-@criterion("the drift equals sign·(tr P_k − tr Q_j) to 1e-10 relative at every step")
+@criterion(f"the drift equals sign·(tr P_k − tr Q_j) to {FLOAT_TOLERANCE:g} relative at every step")
 def drift_identity(runs: Named, sign: int):
     residual = max(drift_identity_residual(t, sign) for t in runs.value)
     return at_most(residual, FLOAT_TOLERANCE), f"max residual {residual:.3g}", {"max_identity_residual": residual}

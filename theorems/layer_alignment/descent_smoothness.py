@@ -392,7 +392,7 @@ def descends_along(traces: Named, factor: float = 0.5):
 
 
 @criterion("eq. (26) at random starts of B(R) with step factor/β(R), where the next point lies in B(R) too: slack ≤ "
-           "1e-12·(1 + R(W))")
+           f"{SLACK_TOLERANCE:g}·(1 + R(W))")
 def descends_in_ball(cases: Named, factor: float, count: int):
     worst, total, decreases, guaranteed = -np.inf, 0, [], []
     for objective, radius, rng in cases.value:
@@ -466,6 +466,8 @@ class BallExit:
     exit_step: int | None  # first t with W(t) ∉ B(R)
     bound: float  # 1 + 2β(R)R(W(0))/ε(R)²
     descent_slack: float  # max relative slack of (26) while inside
+    steps: int = 0  # steps run: the exit step, or the budget
+    final_norm: float = 0.0  # max_k ‖W_k‖_F at the last step
 
 
 def ball_exit(objective: Objective, theta0: np.ndarray, radius: float, margin: float, budget: int) -> BallExit:
@@ -477,7 +479,8 @@ def ball_exit(objective: Objective, theta0: np.ndarray, radius: float, margin: f
     floor = lemma1_epsilon("logistic", net.depth, radius, margin, float(trace.risk[1])) if trace.steps else 0.0
     bound = 1.0 + 2.0 * ball_smoothness(net.depth, radius) * trace.risk[0] / floor**2 if floor > 0 else np.inf
     inside = trace_descent_slack(trace)[: trace.steps - 1] if left else trace_descent_slack(trace)
-    return BallExit(radius, trace.steps if left else None, float(bound), float(np.max(inside, initial=-np.inf)))
+    return BallExit(radius, trace.steps if left else None, float(bound), float(np.max(inside, initial=-np.inf)),
+                    trace.steps, float(gauge(trace.theta[-1])))
 
 
 def start_in_ball(objective: Objective, rng: np.random.Generator, radius: float) -> np.ndarray:
@@ -500,6 +503,9 @@ def leaves_ball(runs: Named):
     for key, objective, theta0, radius, margin, budget in runs.value:
         exit = ball_exit(objective, theta0, radius, margin, budget)
         figures[f"exit_step {key}"] = -1 if exit.exit_step is None else exit.exit_step
+        if exit.exit_step is None:  # where it stayed: how long and how far from the boundary
+            figures[f"steps_inside {key}"] = exit.steps
+            figures[f"final_max_layer_norm {key}"] = exit.final_norm
         exits.append(exit.exit_step or budget)
         bounds.append(exit.bound)
         if not lemma6_holds(exit):
@@ -548,15 +554,23 @@ def check_lem6(ctx: Context) -> None:
                 leaves_ball(Named(f"{len(runs)} runs from Assumption-2 starts in B(R), DS3", runs)),
                 f"eq. (26) slack ≤ {SLACK_TOLERANCE:g} inside")
     # controls: a critical point (Assumption 2 dropped) and App. A's start with R(W(0)) > ℓ(0) never leave
-    objective = risk(linear_network((3, 3, 1)), data, "logistic")
-    critical = [("[3, 3, 1], R = 1, W(0) = 0", objective, np.zeros(objective.model.n_params), 1.0, margin, 2000)]
-    ctx.control("critical start W(0) = 0", leaves_ball(Named("critical start W(0) = 0, DS3 [3, 3, 1]", critical)),
-                "∇R(0) = 0 for L ≥ 2: GD never moves and never leaves B(1); ε(R) = 0 gives no bound")
-    antisymmetric = risk(linear_network((1, 2, 1)), Dataset("z = 1", np.ones((1, 1))), "logistic")
-    trapped = [("App. A, R = 1", antisymmetric, np.array([0.5, 0.5, -0.5, -0.5]), 1.0, 1.0, 2000)]
+    # (labels are built from the values, so that a changed instance shows in the report)
+    widths, radius, budget = (3, 3, 1), 1.0, 2000
+    objective = risk(linear_network(widths), data, "logistic")
+    critical = [(f"{list(widths)}, R = {radius:g}, W(0) = 0", objective, np.zeros(objective.model.n_params), radius,
+                 margin, budget)]
+    ctx.control("critical start W(0) = 0",
+                leaves_ball(Named(f"critical start W(0) = 0, DS3 {list(widths)}", critical)),
+                f"∇R(0) = 0 for L ≥ 2: GD never moves and never leaves B({radius:g}); ε(R) = 0 gives no bound")
+    point = Dataset("z = 1", np.ones((1, 1)))
+    antisymmetric = risk(linear_network((1, 2, 1)), point, "logistic")
+    half = 0.5
+    trapped = [(f"App. A, R = {radius:g}", antisymmetric, np.array([half, half, -half, -half]), radius,
+                max_margin_direction(point).margin, budget)]
     ctx.control("App. A start w_1 = −w_2 (R(W(0)) > ℓ(0))",
-                leaves_ball(Named("App. A start W_1 = (1/2, 1/2)ᵀ, W_2 = −W_1ᵀ, z = 1", trapped)),
-                "the antisymmetry is kept and GD shrinks to the saddle at 0, never leaving B(1)")
+                leaves_ball(Named(f"App. A start W_1 = ({half:g}, {half:g})ᵀ, W_2 = −W_1ᵀ, z = {point.Z[0, 0]:g}, "
+                                  f"n = {point.n}", trapped)),
+                f"the antisymmetry is kept and GD shrinks to the saddle at 0, never leaving B({radius:g})")
 
 
 # -- Assumption 5 ----------------------------------------------------------------------------------------------------

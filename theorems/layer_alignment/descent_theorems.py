@@ -193,7 +193,7 @@ def check_thm3(ctx: Context) -> None:
     runs = Named(f"{len(cases)} Assumption-5 runs: " + "; ".join(case.label for case in cases),
                  [(case.label, assumption5_trace(case.objective, case.theta0, case.steps)) for case in cases])
     ctx.support("risk: finite-time proxy", "trend", theorem3_part(runs, "risk"),
-                "risk nonincreasing at every step, down 20-fold and decaying like t^(≤ −1/2)",
+                f"risk nonincreasing at every step, down {RISK_DROP:g}-fold and decaying like t^(≤ {RISK_EXPONENT:g})",
                 conclusion=risk_conclusion)
     ctx.support("norms: finite-time proxy", "trend", theorem3_part(runs, "norms"),
                 "every ‖W_k‖_F increasing over the last decade of t_GF", conclusion=norms_conclusion)
@@ -213,10 +213,11 @@ def check_thm3(ctx: Context) -> None:
     ctx.control("second right singular vector of W_1", theorem3_part(runs, "alignment", vector=1),
                 "v_2 in place of v_1: w_prod becomes orthogonal to it")
     # the risk proxy's two thresholds, each too strong for these runs while the other is kept
-    ctx.control("risk down 10⁴-fold", theorem3_part(runs, "risk", drop=1e4),
-                f"drop {RISK_DROP:g} → 1e4: far more than t_GF of tens to hundreds allows at a c/t rate")
-    ctx.control("risk decaying like t^(−5)", theorem3_part(runs, "risk", exponent=-5.0),
-                f"exponent {RISK_EXPONENT:g} → −5: far faster than these runs decay (risk_exponent_late)")
+    drop, exponent = 1e4, -5.0
+    ctx.control(f"risk down {drop:g}-fold", theorem3_part(runs, "risk", drop=drop),
+                f"drop {RISK_DROP:g} → {drop:g}: far more than t_GF of tens to hundreds allows at a c/t rate")
+    ctx.control(f"risk decaying like t^({exponent:g})", theorem3_part(runs, "risk", exponent=exponent),
+                f"exponent {RISK_EXPONENT:g} → {exponent:g}: far faster than these runs decay (risk_exponent_late)")
 
 
 # -- Theorem 4 ---------------------------------------------------------------------------------------------------------
@@ -297,42 +298,43 @@ def alignment(trace: DescentTrace, target: np.ndarray, count: int = 40) -> Align
                      np.linalg.norm(orthogonal_part(W1, target), axis=(1, 2)) / np.linalg.norm(W1, axis=(1, 2)))
 
 
+PROXY_EXPONENT = -0.25  # the proxies must decay at least like (ln t)^(−1/4): a nonzero limit gives about 0
+
+
 def converging(a: Alignment) -> tuple[bool, RateFit]:
     """Finite-time proxy of ∠(w_prod, target) → 0: over the last decade of t_GF the angle and 1 − |⟨v_1, target⟩|
-    decrease, and the angle decays at least like (ln t)^(−1/4) (a fit in ln t; approaching a nonzero limit gives an
-    exponent near 0)."""
+    decrease, and the angle decays at least like (ln t)^PROXY_EXPONENT (a fit in ln t; approaching a nonzero limit
+    gives an exponent near 0)."""
     late = last_decade(a.time)
     fit = fit_rate(a.time[late], a.angle[late], "log")
     ok = (is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL)
-          and is_monotone(a.singular_deficit[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25)
+          and is_monotone(a.singular_deficit[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= PROXY_EXPONENT)
     return ok, fit
 
 
+STEEP_EXPONENT = -4.0  # the rate control: the runs fit −0.5 to −1.2 in ln t
 EARLY_REGIME_CEILING = 0.35  # the proxies end below this (rad, or ratio): 0.03–0.24 towards ū over 23 seeds,
 # 0.50–0.71 towards a support vector, whose angle can still fall like (ln t)^(−0.3) in the early regime
 
 
 @criterion("finite-time proxy of one conclusion of Theorem 4 on every run: over the last decade of t_GF the "
-           "quantity decreases at least like (ln t)^(−1/4) and ends at most at the ceiling: ∠(w_prod, target) for "
-           "w_prod, ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ for the target, the proof's mechanism) for v_1")
-def theorem4_part(runs: Named, target: Named, part: str, ceiling: float = EARLY_REGIME_CEILING):
-    failed, figures = [], {"ceiling": ceiling}
+           "quantity decreases at least like (ln t)^exponent (a fitted exponent ≤ exponent) and ends at most at the "
+           "ceiling: ∠(w_prod, target) for w_prod, ‖Π_⊥W_1‖_F/‖W_1‖_F (Π_⊥ for the target, the proof's mechanism) "
+           "for v_1")
+def theorem4_part(runs: Named, target: Named, part: str, ceiling: float = EARLY_REGIME_CEILING,
+                  exponent: float = PROXY_EXPONENT):
+    failed, figures = [], {"ceiling": ceiling, "exponent": exponent}
     for label, trace in runs.value:
         a = alignment(trace, target.value)
         late = last_decade(a.time)
+        name, proxy = ("perpendicular_ratio", a.perpendicular_ratio) if part == "first layer" else ("angle", a.angle)
+        fit = fit_rate(a.time[late], proxy[late], "log")
+        final = float(proxy[-1])  # the value compared is the value reported
+        ok = is_monotone(proxy[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= exponent and final <= ceiling
         if part == "first layer":
-            fit = fit_rate(a.time[late], a.perpendicular_ratio[late], "log")
-            ok = (is_monotone(a.perpendicular_ratio[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
-                  and a.perpendicular_ratio[-1] <= ceiling)
             figures[f"{label}: final_singular_deficit"] = float(a.singular_deficit[-1])
-            figures[f"{label}: final_perpendicular_ratio"] = float(a.perpendicular_ratio[-1])
-            figures[f"{label}: perpendicular_ratio_exponent_in_ln_t"] = fit.exponent
-        else:
-            fit = fit_rate(a.time[late], a.angle[late], "log")
-            ok = (is_monotone(a.angle[late], "decreasing", MONOTONE_RTOL) and fit.exponent <= -0.25
-                  and a.angle[-1] <= ceiling)
-            figures[f"{label}: final_angle"] = float(a.angle[-1])
-            figures[f"{label}: angle_exponent_in_ln_t"] = fit.exponent
+        figures[f"{label}: final_{name}"] = final
+        figures[f"{label}: {name}_exponent_in_ln_t"] = fit.exponent
         figures[f"{label}: gf_time"] = float(a.time[-1])
         if not ok:
             failed.append(label)
@@ -397,14 +399,15 @@ def lifted(data: Dataset) -> Dataset:
                        "while a run ends in the overshoot after the saddle escape): the proof's per-step "
                        "facts at every step and a finite-time proxy; outside the theorem: constant step 1 for 10000 "
                        "steps "
-                       "(t = 1e4); controls: the same proxy against wrong directions",
+                       "(t = 1e4); controls: the same proxy against wrong directions, a limit reached in finite "
+                       f"time and a decay like (ln t)^({STEEP_EXPONENT:g})",
               "full": "two starts (scales 0.3, 0.1) with 60000 Assumption-5 steps, 40000 constant steps",
               "paper": "as full"},
     notes=plain(("The printed text reads 'limt v1(t), u¯ = 1, and limt /wprod(t) L k=1 Wk(t) F = u¯' with the absolute "
             "value and norms hard to read; read as |⟨v_1, ū⟩| → 1 and w_prod/∏_k‖W_k‖_F → ū."),
            ("Finite-time proxy: over the last decade of t_GF, ∠(w_prod, ū) and 1 − |⟨v_1, ū⟩| decrease and the angle "
-           "decays at least like (ln t)^(−1/4); under Assumption 5 only the early regime (t_GF ≈ 150, angle ≈ "
-           "0.07–0.16) "
+           f"decays at least like (ln t)^({PROXY_EXPONENT:g}); under Assumption 5 only the early regime (t_GF ≈ 150, "
+           "angle ≈ 0.07–0.16) "
            "is reachable — after the saddle escape the angle overshoots for t_GF ≲ 15 — so the constant-step run "
            "(outside the theorem, labelled) shows the c/ln t shape and resolves the limit from nearby directions."),
            ("For v_1 the proxy is the proof's mechanism, ‖Π_⊥W_1‖_F/‖W_1‖_F decreasing: 1 − |⟨v_1, ū⟩| itself is "
@@ -443,13 +446,12 @@ def check_thm4(ctx: Context) -> None:
                 f"(38), (39) and the +1 bound with slack ≥ −{IDENTITY_TOLERANCE:g}",
                 {"margin": svm.margin} | extended, conclusion=first_layer)
     ctx.support("v_1: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "first layer"),
-                f"‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
-                f"{EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that ratio squared over σ_1²/‖W_1‖_F², "
-                "and it is reported)",
-                conclusion=first_layer)
+                f"‖Π_⊥W_1‖_F/‖W_1‖_F decreasing over the last decade of t_GF, at least like "
+                f"(ln t)^({PROXY_EXPONENT:g}), ending ≤ {EARLY_REGIME_CEILING:g} (early regime; 1 − |⟨v_1, ū⟩| ≤ that "
+                "ratio squared over σ_1²/‖W_1‖_F², and it is reported)", conclusion=first_layer)
     ctx.support("w_prod: finite-time proxy under Assumption 5", "trend", theorem4_part(runs, u_bar, "product"),
-                f"∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^(−1/4), ending ≤ "
-                f"{EARLY_REGIME_CEILING:g} rad (early regime)", conclusion=product)
+                f"∠(w_prod, ū) decreasing over the last decade of t_GF, at least like (ln t)^({PROXY_EXPONENT:g}), "
+                f"ending ≤ {EARLY_REGIME_CEILING:g} rad (early regime)", conclusion=product)
     # the asymptotic shape, outside the theorem: a practical constant step
     theta0 = admissible_initialization(objective, ctx.rng("practical"), 0.1)
     practical = descent_trace(objective, theta0, ctx.pick(10000, 40000), 1.0)
@@ -481,3 +483,8 @@ def check_thm4(ctx: Context) -> None:
     for part in ("first layer", "product"):
         ctx.control(f"the limit reached within the run ({part})", theorem4_part(runs, u_bar, part, ceiling=0.0),
                     f"ceiling {EARLY_REGIME_CEILING:g} → 0: the proxy would have to vanish at a finite time")
+    # a decay far faster than the runs': the exponent is measured, not merely negative
+    for part in ("first layer", "product"):
+        ctx.control(f"a faster decay asked ({part})", theorem4_part(runs, u_bar, part, exponent=STEEP_EXPONENT),
+                    f"exponent {PROXY_EXPONENT:g} → {STEEP_EXPONENT:g}: (ln t)^({STEEP_EXPONENT:g}) is far steeper "
+                    "than a c/ln t approach")

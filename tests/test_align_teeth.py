@@ -1,0 +1,79 @@
+"""Edges of align's criteria that the claims' instances do not reach: Eq. (1)'s energy balance on a run whose risk
+rose, Lemma 7's occupation conjunct with its bound divided, Lemma 6's report of a run that never left B(R), and
+Theorem 4's proxy deciding on its rate and on its final value alone."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+import theorems.layer_alignment.descent_theorems as thm
+from theorems.layer_alignment.common import Dataset, FlowRun, linear_network, risk, run_flow
+from theorems.layer_alignment.criteria import Named
+from theorems.layer_alignment.descent_lemmas import Lemma7Evidence, lemma7_holds
+from theorems.layer_alignment.descent_smoothness import leaves_ball
+from theorems.layer_alignment.flow_lemmas import energy_balance, energy_mismatch, time_reversed
+
+
+def _flow():
+    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
+    objective = risk(linear_network((2, 2, 1)), data, "logistic")
+    theta0 = np.random.default_rng(0).normal(size=objective.model.n_params) * 0.5
+    return run_flow("small", objective, theta0, np.linspace(0.0, 2.0, 401))
+
+
+def test_energy_mismatch_is_sign_safe() -> None:
+    run = _flow()
+    backwards = time_reversed(run)  # gradient ascent from W(T): R rises by ∫‖∇R‖²
+    assert np.array_equal(backwards.risks, run.risks[::-1]) and np.array_equal(backwards.t, run.t)
+    assert backwards.states[0] is run.states[-1]
+    assert energy_mismatch(run, slice(None)) < 1e-6
+    assert abs(energy_mismatch(backwards, slice(None)) - 2.0) < 1e-6  # |−D − D|/|−D|, not the signed −2
+    assert energy_balance(Named("forward", [run]), slice(None), 1e-6).holds is True
+    assert energy_balance(Named("backwards", [backwards]), slice(None), 1e-6).holds is False
+
+
+def test_energy_balance_needs_a_nonincreasing_risk() -> None:
+    """Two adjacent checkpoints swapped: R rises once, the endpoints and the integral barely move, so only the
+    monotonicity conjunct refuses."""
+    run = _flow()
+    order = np.arange(run.t.size)
+    order[200], order[201] = 201, 200
+    swapped = FlowRun("swapped", run.objective, dataclasses.replace(run.trajectory, theta=run.trajectory.theta[order]),
+                      tuple(run.states[i] for i in order))
+    assert energy_mismatch(swapped, slice(None)) < 1e-4
+    assert energy_balance(Named("swapped", [swapped]), slice(None), 1e-4).holds is False
+
+
+def test_lemma7_occupation_factor_divides_the_bound() -> None:
+    evidence = Lemma7Evidence(step_slack=0.0, unit_slack=0.5, displacement_slack=0.1, radius_growth=3.0, exit_step=10,
+                              occupation=2.0, occupation_bound=5.0, gradient_floor_slack=0.01)
+    assert lemma7_holds(evidence, 100, 2.5)  # 2 ≤ 5/2.5: at the edge
+    assert not lemma7_holds(evidence, 100, 2.5 * (1 + 1e-9))
+
+
+def test_lemma6_reports_where_a_trapped_run_stayed() -> None:
+    objective = risk(linear_network((1, 2, 1)), Dataset("z = 1", np.ones((1, 1))), "logistic")
+    decision = leaves_ball(Named("App. A", [("App. A", objective, np.array([0.5, 0.5, -0.5, -0.5]), 1.0, 1.0, 50)]))
+    assert decision.holds is False
+    figures = decision.decision.figures
+    assert figures["exit_step App. A"] == -1 and figures["steps_inside App. A"] == 50
+    assert 0.0 < figures["final_max_layer_norm App. A"] < np.sqrt(0.5)  # shrank towards the saddle at 0
+
+
+def test_theorem4_part_decides_on_the_rate_and_on_the_final_value(monkeypatch) -> None:
+    time = np.geomspace(1.0, 1e4, 40)
+    values = 0.3 / np.log(time + 2)  # like (ln t)^(−1), ending at 0.033
+    monkeypatch.setattr(thm, "alignment", lambda trace, target, count=40: thm.Alignment(time, values, values**2,
+                                                                                         values))
+    runs, target = Named("one run", [("run", None)]), Named("e_1", np.array([1.0, 0.0]))
+    final = float(values[-1])
+    for part, name in (("first layer", "perpendicular_ratio"), ("product", "angle")):
+        proxy = thm.theorem4_part(runs, target, part)
+        figures = proxy.decision.figures
+        assert proxy.holds is True and figures[f"run: final_{name}"] == final
+        assert figures[f"run: {name}_exponent_in_ln_t"] < -0.25
+        assert thm.theorem4_part(runs, target, part, exponent=-4.0).holds is False  # the rate alone
+        assert thm.theorem4_part(runs, target, part, ceiling=final).holds is True  # the last value is compared
+        assert thm.theorem4_part(runs, target, part, ceiling=float(np.nextafter(final, 0.0))).holds is False
