@@ -362,6 +362,11 @@ def check_lemC6(ctx: Context) -> None:
                 conclusion=DC6)
     ctx.control("α/β read backwards", SLOW_APPROACH(ratio_values[::-1], scaled[-1], log2),
                 "another path: the same ratios in reverse order (α/β falling in t)", because="increasing: False")
+    # a tie at the end: "increasing" is strict, a ratio that stops moving is not approaching 2
+    stalled = (*ratio_values[:-1], ratio_values[-2])
+    ctx.control("α/β stalled at the last time", SLOW_APPROACH(stalled, scaled[-1], log2),
+                f"another path: α/β at t = 1e{decades[-1]} → its value at 1e{decades[-2]} (equal consecutive ratios)",
+                because="increasing: False")
     ctx.control("(2 − α/β)·log t → 1", SLOW_APPROACH(ratio_values, scaled[-1], 1.0),
                 "wrong constant: the limit log 2 → 1", because=f"threshold {SCALED_TOLERANCE:g}: not met")
     off = C.with_parameters(C.with_properties(C.document("lemC.6"), {"check": "kkt"}), RAY_OFF_RATIO)

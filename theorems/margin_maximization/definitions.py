@@ -706,7 +706,8 @@ def clarke_limits(net: Network, theta: np.ndarray, x: np.ndarray, candidates: Se
 
 B_SET = ("the Clarke subdifferential of a ReLU unit is {(s v x, 0) : s ∈ [0, 1]} at a kink, {0} at (w, v) = 0 and "
          "{∇f} where f is smooth (sampled limiting gradients)")
-B_KKT = "Theorem 3.2's and Theorem 4.2 (2)'s points satisfy the Clarke KKT conditions (exact LP)"
+B_KKT = ("Theorem 3.2's and Theorem 4.2 (2)'s points, and a point whose kink needs the slope s = 3/4, satisfy the "
+         "Clarke KKT conditions (exact LP)")
 
 
 @criterion("sampled gradients near θ (radii 1e-3, 1e-5, 1e-7) lie within 10·radius of the candidates, each approached")
@@ -733,14 +734,28 @@ def ONE_SIDED(theta: np.ndarray, expected: np.ndarray) -> Decision:
                     f"σ'(0) = 0: {off.tolist()} (zero: {vanishes})")
 
 
-@criterion("exact Clarke LP: KKT with selected slopes s ∈ [0, 1]")
-def CLARKE_KKT(construction: C.Source) -> Decision:
+@criterion("exact Clarke LP: KKT with selected slopes s ∈ [0, top] (App. B's set at a kink: top = 1)")
+def CLARKE_KKT(construction: C.Source, top: object = 1) -> Decision:
     c = C.built(construction)
     first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
     selections = [k.selection for k in first.kinks if k.selection is not None]
-    ok = first.status == "kkt" and first.exact and all(E.sign(s) >= 0 and E.sign(1 - s) >= 0 for s in selections)
+    inside = [E.sign(s) >= 0 and E.sign(top - s) >= 0 for s in selections]
+    ok = first.status == "kkt" and first.exact and all(inside)
     return Decision(bool(ok), f"{first.status}: λ = {tuple(first.multipliers)}, kinks "
-                    f"{[(k.sample, k.neuron, k.kind) for k in first.kinks]}, slopes {selections} ({first.message})")
+                    f"{[(k.sample, k.neuron, k.kind) for k in first.kinks]}, slopes {selections} in [0, {top}]: "
+                    f"{inside} ({first.message})")
+
+
+def interior_slope_document() -> dict:
+    """A depth-2 ReLU KKT point whose kink needs a slope strictly inside (0, 1): x1 = (1, 0), x2 = (−3, 4), labels 1.
+    Neuron 2 serves x2 alone (w2 = x2/(5√5), v2 = 1/√5); neuron 1 serves x1 with w1 = (2, 3/2)/√5 ⊥ x2 and
+    v1 = √5/2, so w1ᵀx2 = 0 and stationarity w1 = λ1 v1 x1 + λ2 s v1 x2 forces λ = (5/4, 1/5) and s = 3/4."""
+    doc = C.document("thm3.2")
+    doc["data"] = {"inputs": [[1, 0], [-3, 4]], "labels": [1, 1]}
+    doc.pop("initialization", None)
+    return C.with_parameters(C.with_properties(doc, {"check": "kkt"}),
+                             [[["2/sqrt(5)", "3/(2*sqrt(5))"], ["-3/(5*sqrt(5))", "4/(5*sqrt(5))"]],
+                              [["sqrt(5)/2", "1/sqrt(5)"]]])
 
 
 @claim(
@@ -758,7 +773,8 @@ def CLARKE_KKT(construction: C.Source) -> Decision:
     conclusions={B_SET: "confirmed", B_KKT: "certified"},
     profiles={"quick": "sampled limiting gradients of a ReLU unit at a kink, at the origin and at a smooth point "
                        "(40 samples at radii 1e-3, 1e-5, 1e-7); the Clarke LP of numerics.kkt on Theorem 3.2's and "
-                       "Theorem 4.2(2)'s points, exactly; a perturbed point and a one-sided set as controls",
+                       "Theorem 4.2(2)'s points and a kink with slope 3/4, exactly; a perturbed point, a one-sided set "
+                       "and the half segment s ∈ [0, 1/2] as controls",
               "full": "as quick", "paper": "as quick"},
 )
 def check_appb(ctx: Context) -> None:
@@ -791,6 +807,11 @@ def check_appb(ctx: Context) -> None:
         ctx.prove(f"{name}: Clarke KKT point", "exact", CLARKE_KKT(C.source(name)), conclusion=B_KKT)
     ctx.control("a non-KKT point", CLARKE_KKT(C.edited("Theorem 4.2 (2) with v_1 = 11/10", perturbed_output_weight())),
                 "another point: v_1 = 1 → 11/10")
+    # the constructions' kinks select s = 0 (or none): a point whose kink needs s = 3/4 tests the upper end
+    interior = C.edited("x = ((1, 0), (−3, 4)), kink slope 3/4", interior_slope_document())
+    ctx.prove("a kink with slope 3/4", "exact", CLARKE_KKT(interior), conclusion=B_KKT)
+    ctx.control("a kink with slope 3/4 against the half segment", CLARKE_KKT(interior, sympy.Rational(1, 2)),
+                "wrong set: s ∈ [0, 1] → [0, 1/2]", because="[False]")
     origin_point = C.with_parameters(C.document("thm3.2"), [[[0, 0], [0, 0]], [[0, 0]]])
     ctx.control("the origin", CLARKE_KKT(C.edited("Theorem 3.2's network at θ = 0", origin_point)),
                 "another point: θ̃ → 0 (every margin 0, infeasible; no kinks, exact zero multipliers)",

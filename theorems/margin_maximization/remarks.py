@@ -222,6 +222,7 @@ def check_rem31(ctx: Context) -> None:
 FLOW_NORMS = {"thm3.2": 3000.0, "thm4.1": 3000.0, "lemC.6": 3000.0, "thm5.1": 1e5}
 ANGLE_TOLERANCE = 1e-2  # the flow's direction against the computed limit
 PLATEAU_TOLERANCE = 1e-2  # Theorem 5.1: the bounded coordinate against its closed-form limit (relative)
+WITNESS_DENOMINATOR = 1000  # Theorem 3.2's curve: ε_max = half the admissible ε, as a fraction with this bound
 
 
 @dataclass(frozen=True)
@@ -296,7 +297,7 @@ def thm32_curve(X: np.ndarray, w: list[Any], v: Any) -> dict[str, Any] | None:
     if E.sign(slope) >= 0:
         return None
     limit = min(float(-2 * slope / E.dot(g, g)), float(1 / v))  # shorter, and x2 stays active on neuron 1
-    eps_max = Fraction(limit / 2).limit_denominator(1000)
+    eps_max = Fraction(limit / 2).limit_denominator(WITNESS_DENOMINATOR)
     s = f"sqrt(({text(c)})*eps)"
     return {"eps_max": str(eps_max), "layers": [[[f"{text(w[0])} + eps*({text(g[0])})",
                                                     f"{text(w[1])} + eps*({text(g[1])})"], [f"-{s}", 0]],
@@ -396,8 +397,10 @@ def classify(theorem: str, size: float, rng: np.random.Generator) -> list[Pertur
         layers, curve = _limit_thm32(X)
         local = {"check": "local_optimum", **({"witness": curve} if curve else {})}
         rep = _checked("thm3.2", X, layers, {"check": "kkt"}, local, {"check": "global_optimum"})
+        witness = (f" (the proof's curve to ε_max = {curve['eps_max']}: half the admissible ε, denominator ≤ "
+                   f"{WITNESS_DENOMINATOR})") if curve else ""
         items = (("a KKT point", rep, "kkt", True),
-                 ("not a local minimum", rep, "local_optimum", False),
+                 (f"not a local minimum{witness}", rep, "local_optimum", False),
                  ("not a global minimum", rep, "global_optimum", False))
         return [_outcome(theorem, size, X, items, "thm3.2", layers)]
     if theorem == "4.1":

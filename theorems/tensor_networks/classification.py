@@ -25,6 +25,7 @@ from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import LinearTensorNetwork, convolutional_tensor, fully_connected_tensor
 from numerics.tolerances import above, at_least, at_most, below
 from theorems.tensor_networks.classification_flow import (
+    DATA_NOTE,
     FIT_FROM,
     LOG_RATE_CEILING,
     MarginPath,
@@ -417,7 +418,7 @@ def check_thm1(ctx: Context) -> None:
                     f"{stop:g}, at least {SINGULAR_LEVEL:g} required; every level reached: {path.completed}); "
                     f"instance drawn until the flow has settled there: over the last decade s changed by "
                     f"{run.s_change:.2g} (≤ {SETTLE_S:g} relative?) and u turned by {run.u_path:.2g} rad (≤ "
-                    f"{SETTLE_U:g}?), {settled}{redrawn}",
+                    f"{SETTLE_U:g}?), {settled}{redrawn}; data: {len(y)} {DATA_NOTE}",
                     {"u_change_last_level_rad": angle(directions[-2], directions[-1]), "nfev": path.nfev,
                      "s_change_last_decade": run.s_change, "u_path_last_decade_rad": run.u_path,
                      "settle_s": SETTLE_S, "settle_u_rad": SETTLE_U, "instances_redrawn": len(run.redrawn)},
@@ -1155,7 +1156,7 @@ def check_d1(ctx: Context) -> None:
     moduli = np.abs(etas) ** 2
     lam = lambda_condition(decomposition, parts)
     ctx.support("along a real-time flow", "numeric", conserved_along(moduli, moduli, lam),
-                "conv d = 4, L = 3, t ≤ 100 (eq. 22 with α = 1)", conclusion=D1_FLOW)
+                f"conv d = 4, L = 3, t ≤ 100 (eq. 22 with α = 1); data: {len(y)} {DATA_NOTE}", conclusion=D1_FLOW)
     ctx.control("complex squares drift along the flow", conserved_along(moduli, etas ** 2, lam),
                 change="q(η): |η|² → η²")
     # the differences stay conserved with the layers reversed, but layer L (drawn small) carries no floor

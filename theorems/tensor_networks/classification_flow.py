@@ -224,14 +224,18 @@ def lp_stationarity(rho: np.ndarray, decomposition: Decomposition, X: np.ndarray
 
 
 # -- data and initial directions -------------------------------------------------------------------------------
-def separable_data(rng: np.random.Generator, n: int, d: int, gap: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+DATA_GAP = 0.2  # |⟨x_i, u⟩| ≥ this for the random unit teacher u of separable_data (stated where the data are)
+DATA_NOTE = f"Gaussian points x_i with |⟨x_i, u⟩| ≥ {DATA_GAP:g}, labelled by a random unit teacher u"
+
+
+def separable_data(rng: np.random.Generator, n: int, d: int, gap: float = DATA_GAP) -> tuple[np.ndarray, np.ndarray]:
     """n Gaussian points labelled by a random teacher, |⟨x_i, u⟩| ≥ gap (so the data are separable)."""
     teacher = rng.normal(size=d)
     teacher /= np.linalg.norm(teacher)
     rows = []
     while len(rows) < n:
         x = rng.normal(size=d)
-        if abs(x @ teacher) >= gap:
+        if at_least(abs(x @ teacher), gap):
             rows.append(x)
     X = np.array(rows)
     return X, np.sign(X @ teacher)

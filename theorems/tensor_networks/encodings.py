@@ -90,20 +90,28 @@ def layered_form(network: Network, theta: np.ndarray, x: np.ndarray, phi: Activa
     return matrices[-1].dot(h)[0]
 
 
+def named_shape(family: str, model: LinearTensorNetwork, network: Network) -> tuple[str, LinearTensorNetwork, Network]:
+    """(name, tensor encoding, layered network) with the name read off both objects, so that the report shows the
+    instance actually checked (a changed size or depth changes the name)."""
+    widths = (network.d_in, *(layer.shape[0] for layer in network.layers))
+    return (f"{family}, d = {model.d_in}, k = {model.sizes} (network widths {widths}, parameters per layer "
+            f"{network.sizes})", model, network)
+
+
 @functools.cache
 def architectures(quick: bool = True) -> tuple[tuple[str, LinearTensorNetwork, Network], ...]:
     """(name, tensor encoding, layered network) for the three families; parameters share one layout."""
-    shapes = [("diagonal, d = 3, L = 3", diagonal_tensor(3, 3), diagonal(3, 3, "linear")),
-              ("convolution, d = 5, k = (3, 4, 5)", convolutional_tensor(5, [3, 4]),
-               circular_convolutional(5, 3, [3, 4], "linear")),
-              ("fully connected, widths (3, 4, 2)", fully_connected_tensor([3, 4, 2]),
-               fully_connected([3, 4, 2, 1], "linear"))]
+    shapes = [named_shape("diagonal", diagonal_tensor(3, 3), diagonal(3, 3, "linear")),
+              named_shape("convolution", convolutional_tensor(5, [3, 4]),
+                          circular_convolutional(5, 3, [3, 4], "linear")),
+              named_shape("fully connected", fully_connected_tensor([3, 4, 2]),
+                          fully_connected([3, 4, 2, 1], "linear"))]
     if not quick:
-        shapes += [("diagonal, d = 4, L = 4", diagonal_tensor(4, 4), diagonal(4, 4, "linear")),
-                   ("convolution, d = 6, full length, L = 3", convolutional_tensor(6, [6, 6]),
-                    circular_convolutional(6, 3, None, "linear")),
-                   ("fully connected, widths (2, 3, 2, 3)", fully_connected_tensor([2, 3, 2, 3]),
-                    fully_connected([2, 3, 2, 3, 1], "linear"))]
+        shapes += [named_shape("diagonal", diagonal_tensor(4, 4), diagonal(4, 4, "linear")),
+                   named_shape("convolution, full length", convolutional_tensor(6, [6, 6]),
+                               circular_convolutional(6, 3, None, "linear")),
+                   named_shape("fully connected", fully_connected_tensor([2, 3, 2, 3]),
+                               fully_connected([2, 3, 2, 3, 1], "linear"))]
     return tuple(shapes)
 
 
@@ -343,11 +351,9 @@ def _activations() -> dict[str, tuple[Activation, bool]]:
 
 def _symbolic_shapes() -> tuple[tuple[str, LinearTensorNetwork, Network], ...]:
     """Small shapes for the generic-φ proofs: every family, depth 3 (where padding zeros first appear)."""
-    return (("diagonal, d = 2, L = 3", diagonal_tensor(2, 3), diagonal(2, 3, "linear")),
-            ("convolution, d = 3, k = (2, 3, 3)", convolutional_tensor(3, [2, 3]),
-             circular_convolutional(3, 3, [2, 3], "linear")),
-            ("fully connected, widths (2, 2, 2)", fully_connected_tensor([2, 2, 2]),
-             fully_connected([2, 2, 2, 1], "linear")))
+    return (named_shape("diagonal", diagonal_tensor(2, 3), diagonal(2, 3, "linear")),
+            named_shape("convolution", convolutional_tensor(3, [2, 3]), circular_convolutional(3, 3, [2, 3], "linear")),
+            named_shape("fully connected", fully_connected_tensor([2, 2, 2]), fully_connected([2, 2, 2, 1], "linear")))
 
 
 def _misencodings() -> tuple[tuple[str, LinearTensorNetwork, Network], ...]:
@@ -468,7 +474,8 @@ def agrees_in_float(shapes: str, activations: tuple[str, ...], seed: int, sample
     worst = max(gaps.values())
     (name, act) = max(gaps, key=gaps.get)
     return Decision(at_most(worst, ENCODING_TOLERANCE), f"largest gap {worst:.3g} ({name}, {act}) against "
-                    f"{ENCODING_TOLERANCE:g}", {"max_gap": worst, "tolerance": ENCODING_TOLERANCE})
+                    f"{ENCODING_TOLERANCE:g}; shapes: " + "; ".join(shape for shape, _, _ in family),
+                    {"max_gap": worst, "tolerance": ENCODING_TOLERANCE})
 
 
 @claim(

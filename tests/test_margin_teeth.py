@@ -1,0 +1,35 @@
+"""Paper 001's remark helpers against independent computations: Theorem 5.1's plateau (Remark 3.2, corrected) from
+the reduced flow integrated numerically, not from its closed form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from theorems.margin_maximization.remarks import plateau
+
+BLOW_UP = 1e6  # the growing coordinate is stopped here; the other is then within ~1e-4 of its limit
+
+
+def reduced_flow_plateau(x: np.ndarray, depth: int, k: int) -> float:
+    """da_i/dτ = x_i a_i^(m−1) from a(0) = (1, 1), integrated until a_k reaches BLOW_UP: the other coordinate."""
+
+    def field(_: float, a: np.ndarray) -> np.ndarray:
+        return x * a ** (depth - 1)
+
+    def blown(_: float, a: np.ndarray) -> float:
+        return a[k] - BLOW_UP
+
+    blown.terminal = True
+    run = solve_ivp(field, (0.0, 10.0), np.ones(2), events=blown, rtol=1e-11, atol=1e-12, method="LSODA")
+    assert run.status == 1  # stopped by the event, not by the horizon
+    return float(run.y[1 - k, -1])
+
+
+@pytest.mark.parametrize(("x", "depth", "k"), [((1.02, 1.0), 3, 0), ((1.02, 1.0), 4, 0), ((0.97, 1.0), 3, 1),
+                                               ((1.0, 1.05), 4, 1)])  # Remark 3.2's m = 3, 4, either coordinate
+def test_plateau_is_where_the_reduced_flow_leaves_the_bounded_coordinate(x, depth, k) -> None:
+    expected = reduced_flow_plateau(np.array(x), depth, k)
+    assert plateau(np.array([x]), depth, k) == pytest.approx(expected, rel=1e-3)
+    assert expected > 1.5  # far from its start a(0) = 1, so a wrong exponent or offset cannot match
