@@ -216,3 +216,12 @@ def test_digits_fall_back_to_load_digits_without_a_located_sklearn(monkeypatch, 
                         lambda name, *args: sklearn_spec if name == "sklearn" else find_spec(name, *args))
     images, labels = digits()
     assert images.shape == (1797, 8, 8) and labels.shape == (1797,)
+
+
+def test_naive_angle_is_the_textbook_formula_at_a_large_angle() -> None:
+    """align.testing's control formula is arccos of the normalized inner product: π/3 between (2, 0, 0) and
+    (1, √3, 0), whose norms (2 and 2) must divide the inner product, not multiply it."""
+    from theorems.layer_alignment.flow_theorems import naive_angle
+
+    assert naive_angle(np.array([2.0, 0.0, 0.0]), np.array([1.0, np.sqrt(3.0), 0.0])) == pytest.approx(np.pi / 3,
+                                                                                                       rel=1e-12)

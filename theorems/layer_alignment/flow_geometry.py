@@ -262,9 +262,13 @@ def check_lem4(ctx: Context) -> None:
                                                        samples))
             thresholds.append(K)
     named = Named(f"{len(cases)} (data set, loss): " + "; ".join(f"{c[0].name} {c[3]}" for c in cases), cases)
-    ctx.support("sign beyond K", "numeric", pushes_back(named, 1.0, 3.0, samples, ctx.pick(4, 40)),
-                f"⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at {samples} random points per data set and loss with ⟨w,ū⟩ ∈ [0, 20], "
-                "‖Π_⊥w‖ ∈ [K, 3K], and at the Nelder–Mead minima of the scaled quantity over ‖Π_⊥w‖ ≥ K",
+    starts = ctx.pick(4, 40)
+    ctx.support("sign beyond K, at random points", "numeric", pushes_back_sampled(named, 1.0, 3.0, samples),
+                f"⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at {samples} random points per data set and loss with ⟨w,ū⟩ ∈ [0, 20] and "
+                "‖Π_⊥w‖ ∈ [K, 3K], and at the same points with small ⟨w,ū⟩")
+    ctx.support("sign beyond K, at adversarial points", "numeric", pushes_back_adversarial(named, 1.0, starts),
+                f"⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at the Nelder–Mead minima of the scaled quantity over ‖Π_⊥w‖ ≥ K from {starts} "
+                "starts per data set and loss",
                 tightness=tightness("the threshold K (K_exp = (1 + ln n)/θ, K_log = 2n/(eθ)) against the largest "
                                     "‖Π_⊥w‖ < K where ⟨Π_⊥w, ∇R(w)⟩ < 0 was found (each data set and loss)",
                                     violations, thresholds))
@@ -281,29 +285,56 @@ def check_lem4(ctx: Context) -> None:
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     profile = {loss: (radii, [float(np.min(scaled_projected_gradient(loss, data, svm, np.zeros(200), r * directions)))
                               for r in radii]) for loss in ("exponential", "logistic")}
-    ctx.control("threshold dropped", pushes_back(named, 0.0, 1.0, samples, ctx.pick(4, 40)),
-                "‖Π_⊥w‖ ∈ [0, K) in place of [K, 3K]",
+    ctx.control("threshold dropped, at random points", pushes_back_sampled(named, 0.0, 1.0, samples),
+                "‖Π_⊥w‖ ∈ [0, K) in place of [K, 3K]")
+    ctx.control("threshold dropped, at adversarial points", pushes_back_adversarial(named, 0.0, starts),
+                "‖Π_⊥w‖ ≥ 0 in place of ≥ K",
                 plot=line("Lemma 4 on DS3: worst of 200 directions at ⟨w,ū⟩ = 0", profile, xlabel="‖Π_⊥w‖",
                           ylabel="scaled ⟨Π_⊥w, ∇R(w)⟩",
                           reference={"K_exp": lemma4_threshold("exponential", data.n, theta),
                                      "K_log": lemma4_threshold("logistic", data.n, theta)}))
 
 
-@criterion("⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at random w with ⟨w,ū⟩ ∈ [0, 20], ‖Π_⊥w‖ ∈ [low·K, high·K], and at Nelder–Mead minima "
-           "of the scaled quantity over ⟨w,ū⟩ ≥ 0, ‖Π_⊥w‖ ≥ low·K")
-def pushes_back(cases: Named, low: float, high: float, samples: int, starts: int):
-    failures, adversarial = [], np.inf
+def _with_small_components(along: np.ndarray, across: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sampled points and a copy with their ū-components divided by 20 (where violations live: the tail weights
+    e^{−a(⟨ū,z⟩−γ)} suppress them at large a)."""
+    return np.concatenate([along, along / 20.0]), np.concatenate([across, across])
+
+
+def _component_ranges(along: np.ndarray) -> tuple[str, dict[str, float]]:
+    """The ū-components applied (both halves of :func:`_with_small_components`), as a detail and figures."""
+    half = len(along) // 2
+    largest, small = float(along[:half].max()), float(along[half:].max())
+    return (f"⟨w,ū⟩ up to {largest:.4g}, and a copy scaled by {small / largest:.4g}",
+            {"largest_along": largest, "largest_along_small_copy": small})
+
+
+@criterion("⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at random w with ⟨w,ū⟩ ∈ [0, 20] (and a copy with small ⟨w,ū⟩), "
+           "‖Π_⊥w‖ ∈ [low·K, high·K]")
+def pushes_back_sampled(cases: Named, low: float, high: float, samples: int):
+    failures, worst, applied = [], np.inf, []
     for data, svm, theta, loss, stream in cases.value:
         rng = np.random.default_rng(stream.bit_generator.state["state"]["state"] + int(1000 * low))
         K = lemma4_threshold(loss, data.n, theta)
-        along, across = _random_points(rng, svm, samples, low * K, high * K)
-        along = np.concatenate([along, along / 20.0])  # small ū-components too
-        across = np.concatenate([across, across])
-        if scaled_projected_gradient(loss, data, svm, along, across).min() < 0:
+        along, across = _with_small_components(*_random_points(rng, svm, samples, low * K, high * K))
+        applied.append(along)
+        value = float(scaled_projected_gradient(loss, data, svm, along, across).min())
+        worst = min(worst, value)
+        if value < 0:
             failures.append(f"{data.name} {loss}")
+    ranges, figures = _component_ranges(np.concatenate([a.reshape(2, -1) for a in applied], axis=1).ravel())
+    return (not failures, (f"negative at sampled points for {failures}" if failures else "no sampled point negative")
+            + f" (min scaled value {worst:.3g}; {ranges})", {"min_scaled_sampled": worst} | figures)
+
+
+@criterion("⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at Nelder–Mead minima of the scaled quantity over ⟨w,ū⟩ ≥ 0, ‖Π_⊥w‖ ≥ low·K")
+def pushes_back_adversarial(cases: Named, low: float, starts: int):
+    adversarial = np.inf
+    for data, svm, theta, loss, stream in cases.value:
+        rng = np.random.default_rng(stream.bit_generator.state["state"]["state"] + int(1000 * low) + 1)
+        K = lemma4_threshold(loss, data.n, theta)
         adversarial = min(adversarial, adversarial_minimum(loss, data, svm, low * K, rng, starts))
-    holds = not failures and adversarial >= 0
-    return (holds, f"negative at sampled points for {failures}" if failures else "no sampled point negative",
+    return (adversarial >= 0, f"smallest minimum found {adversarial:.3g} from {starts} starts per case",
             {"adversarial_min_scaled_over_radius": adversarial})
 
 
@@ -315,9 +346,7 @@ def proof_bounds_hold(cases: Named, offset: float, samples: int):
     for data, svm, theta, loss, stream in cases.value:
         rng = np.random.default_rng(stream.bit_generator.state["state"]["state"] + 7)
         K = lemma4_threshold(loss, data.n, theta)
-        along, across = _random_points(rng, svm, samples, 0.0, 3 * K)
-        along = np.concatenate([along, along / 20.0])
-        across = np.concatenate([across, across])
+        along, across = _with_small_components(*_random_points(rng, svm, samples, 0.0, 3 * K))
         values = scaled_projected_gradient(loss, data, svm, along, across)
         bound = intermediate_bound(loss, data.n, theta, np.linalg.norm(across, axis=1)) + 1.0 / np.e - offset
         worst = min(worst, float(np.min((values - bound) / (1.0 + np.abs(bound)))))
