@@ -149,7 +149,8 @@ def _max_margin_of(exact: bool, rows: tuple[tuple[Any, ...], ...]) -> MaxMargin:
 def spans_space(data: Dataset, svm: MaxMargin) -> bool:
     """Assumption 3: the support vectors span R^d (exact rank when the certificate is exact)."""
     points = (data.exact_Z if data.exact_Z is not None else E.to_exact(data.Z))[list(svm.support)]
-    return len(svm.support) >= data.d and len(E.independent_rows(points)) == data.d
+    # independent_rows picks among the support's rows, so d of them already means |S| ≥ d
+    return len(E.independent_rows(points)) == data.d
 
 
 def support_radius(data: Dataset, svm: MaxMargin) -> float:

@@ -65,7 +65,8 @@ class LossDerivatives:
 
 def _rational(expr: sympy.Expr) -> sympy.Expr:
     """Bring √(polynomial²)-type expressions of the positive u to a rational function (factor under each root)."""
-    expr = expr.replace(lambda a: a.is_Pow and not a.exp.is_Integer, lambda a: sympy.Pow(sympy.factor(a.base), a.exp))
+    # every power's base is factored: an integer power's factored base cancels to the same rational function
+    expr = expr.replace(lambda a: a.is_Pow, lambda a: sympy.Pow(sympy.factor(a.base), a.exp))
     return sympy.cancel(sympy.simplify(expr))
 
 
@@ -81,6 +82,9 @@ POLYNOMIAL_TAIL_CURVE = loss_derivatives("polynomial tail √(1+x²) − x", sym
                                          (U - 1 / U) / 2)
 # a loss with a bounded ℓ'' = 1 but an unbounded ℓ': a control for "both suprema infinite"
 SQUARE_CURVE = loss_derivatives("square (1 − x)²/2", (1 - _x) ** 2 / 2, (U - 1 / U) / 2)
+# the converse: ℓ(x) = (2/3)(1 − x)^(3/2) for x < 1 has |ℓ'| = √(1 − x) ≤ 1 on (0, 1) but ℓ'' → ∞ at the kink x = 1
+KINK_CURVE = loss_derivatives("(2/3)(1 − x)^(3/2) on (0, 1)", sympy.Rational(2, 3) * (1 - _x) ** sympy.Rational(3, 2),
+                              1 - 1 / (1 + U) ** 2)
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,9 @@ def check_asm4(ctx: Context) -> None:
                 "both suprema finite")
     ctx.control("the same limits for the square loss", unbounded_derivatives(SQUARE_CURVE),
                 "sup |ℓ'| = ∞ but ℓ'' = 1: only the smoothness constant is finite")
+    ctx.control("the same limits for (2/3)(1 − x)^(3/2) near x = 1", unbounded_derivatives(KINK_CURVE),
+                "x = 1 − (1 + u)^(−2) ∈ (0, 1): ℓ'' = (1 + u)/2 → ∞ but |ℓ'| = 1/(1 + u) ≤ 1: only the Lipschitz "
+                "constant is finite")
     ctx.control("exponential with β = G = 100", assumption4_constants(EXPONENTIAL_CURVE, 100, 100),
                 "any finite constants fail for e^(−x)")
 

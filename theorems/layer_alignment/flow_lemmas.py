@@ -247,9 +247,9 @@ def ball_occupation(t: np.ndarray, max_norms: np.ndarray, radius: float) -> floa
 UNLEFT_BALL_FACTOR = 1.2  # the control's radius over the largest layer norm the flows reach
 
 
-@criterion("‖∂R/∂W_1‖_F ≥ ε(R) > 0 at the points with t ≥ 1 in B(R); time in B(R) ≤ 1 + R(W(0))/ε(R)²; the flow "
-           "leaves B(R)")
-def lemma1_holds(runs: Named, radii: tuple[float, ...], points: str):
+@criterion("‖∂R/∂W_1‖_F ≥ ε(R) > 0 at the points with t ≥ 1 in B(R); time in B(R) ≤ (1 + R(W(0))/ε(R)²) ÷ "
+           "occupation_factor; the flow leaves B(R)")
+def lemma1_holds(runs: Named, radii: tuple[float, ...], points: str, occupation_factor: float = 1.0):
     """``runs`` holds (run, margin γ) pairs; ``points`` is "W(t), t ≥ 1" (the paper's reading) or "any W in B(R)"
     (the literal reading, which adds the origin W = 0 of every ball)."""
     failures = []
@@ -268,7 +268,7 @@ def lemma1_holds(runs: Named, radii: tuple[float, ...], points: str):
                 continue
             measured = float(min(measured_at))
             occupation = ball_occupation(run.t, max_norms, radius)
-            bound = 1.0 + run.risks[0] / epsilon ** 2 if epsilon > 0 else np.inf
+            bound = (1.0 + run.risks[0] / epsilon ** 2) / occupation_factor if epsilon > 0 else np.inf
             if not (epsilon > 0 and measured >= epsilon and occupation <= bound and max_norms[-1] > radius):
                 failures.append(f"{run.label} R={radius}: ε = {epsilon:.3g}, min ‖∂R/∂W_1‖ = {measured:.3g}, "
                                 f"time in ball {occupation:.3g} (bound {bound:.3g})")
@@ -306,7 +306,7 @@ def check_lem1(ctx: Context) -> None:
     times = np.concatenate([[1.0], log_spaced(1.0 + 1e-3, 1e6, 2000)])
     datasets = [ds2(), ds3()] + ([ds_random(ctx.rng("data-0"), 12, 2), ds_random(ctx.rng("data-1"), 12, 3)]
                                  if ctx.profile != "quick" else [])
-    pairs, curves = [], {}
+    pairs, curves, objectives = [], {}, {}
     radii = (1.0, 2.0, 3.0)
     for data in datasets:
         svm = max_margin_direction(data)
@@ -316,11 +316,13 @@ def check_lem1(ctx: Context) -> None:
             theta0 = admissible_initialization(objective, ctx.rng(f"init-{data.name}-{loss}"), 0.3)
             run = run_flow(f"{data.name} {loss}", objective, theta0, times)
             pairs.append((run, svm.margin))
+            objectives[run.label] = objective
             if data.name == "DS3":
                 curves[f"{loss}: ‖∂R/∂W_1‖_F"] = (run.t, first_layer_gradient_norms(objective, run.trajectory.theta))
                 curves[f"{loss}: max_k ‖W_k‖_F"] = (run.t, run.series(lambda s: float(s.frobenius.max())))
     flows = Named(f"{len(pairs)} flows from Assumption-2 inits: " + "; ".join(run.label for run, _ in pairs), pairs)
-    ctx.support("explicit ε(R) along gradient flow", "numeric", lemma1_holds(flows, radii, "W(t), t ≥ 1"),
+    held = lemma1_holds(flows, radii, "W(t), t ≥ 1")
+    ctx.support("explicit ε(R) along gradient flow", "numeric", held,
                 "at every checkpoint t ≥ 1 inside B(R): ‖∂R/∂W_1‖_F ≥ ε(R) > 0; time in B(R) ≤ 1 + R(W(0))/ε(R)²; "
                 f"the flow leaves B(R) before t = {times[-1]:g}", {"runs": len(pairs)},
                 plot=line("First-layer gradient and layer norms (DS3)", curves, xlabel="t", xscale="log",
@@ -334,6 +336,22 @@ def check_lem1(ctx: Context) -> None:
     ctx.control("a ball the flow has not left", lemma1_holds(flows, (beyond,), "W(t), t ≥ 1"),
                 f"R = {UNLEFT_BALL_FACTOR:g}× the largest max_k ‖W_k‖_F reached by t = {times[-1]:g}: the flow is "
                 "still in B(R) at the horizon")
+    # the time bound at its edge: divided by 1.05× its ratio to the occupation where the two are closest
+    factor = 1.05 / held.decision.tightness[1].tightest
+    ctx.control("time bound at its edge", lemma1_holds(flows, radii, "W(t), t ≥ 1", factor),
+                f"1 + R(W(0))/ε(R)² divided by {factor:.4g}: the closest run and ball spend 5 % more than the "
+                "divided bound")
+    # Assumption 2 broken the other way, on one fixed start (the same at every seed): W(0) = −0.3× a start of scale
+    # 0.3 turns w_prod away from the data (R(W(0)) > ℓ(0)) and so little that R(W(1)) ≥ ℓ(0) still: ε(R) = 0,
+    # although the gradient stays positive and the flow escapes and leaves B(2)
+    objective = objectives["DS3 logistic"]
+    fixed = admissible_initialization(objective, np.random.default_rng(0), 0.3)
+    turned = run_flow("DS3 logistic from −0.3·W(0)", objective, -0.3 * fixed, times)
+    ctx.control("W(0) turned away, R(W(1)) ≥ ℓ(0)",
+                lemma1_holds(Named("1 flow: DS3 logistic from −0.3·W(0), W(0) of scale 0.3 drawn with seed 0",
+                                   [(turned, max_margin_direction(ds3()).margin)]), (1.0, 2.0), "W(t), t ≥ 1"),
+                "ε(R) = 0 from R(W(1)) ≥ ℓ(0) (every layer negated and scaled by 0.3; L = 3 flips w_prod), while "
+                "‖∂R/∂W_1‖_F > 0 and the flow leaves B(2)")
     data, widths = ds3(), (3, 3, 3, 1)
     objective = risk(linear_network(widths), data, "logistic")
     stuck = run_flow(f"DS3 {list(widths)} logistic from W(0) = 0", objective, np.zeros(objective.model.n_params), times)
