@@ -3,11 +3,18 @@ shows otherwise): the closed-form oracle's regime in every number system, and Le
 
 from __future__ import annotations
 
+import dataclasses
+
 import mpmath
 import numpy as np
 import pytest
 import sympy
 
+from numerics.metrics import angle
+from numerics.min_norm import minimum_norm
+from numerics.networks import scalar_outputs
+from theorems.rank_minimization import deep_margin, two_point_theorems
+from theorems.rank_minimization.deep_common import parameters, student
 from theorems.rank_minimization.two_point_common import (
     EXACT_ZERO_TOLERANCE,
     TwoPoints,
@@ -15,11 +22,14 @@ from theorems.rank_minimization.two_point_common import (
     negligible,
     neurons,
     oracle,
+    paper_data,
     pythagorean_data,
     serving_neurons,
     zero_tolerance,
 )
 from theorems.rank_minimization.two_point_lemmas import parallel_rows_singular
+from theorems.rank_minimization.two_point_setting import PYTHAGOREAN
+from verify.claim import Context, Profile
 
 
 def test_float_residuals_count_as_zero_up_to_the_tolerance_times_the_scale() -> None:
@@ -78,3 +88,88 @@ def test_lemma3_determinant_test_names_its_ratio_and_refuses_a_negative_one() ->
     assert proof.holds is True and proof.arguments == {"ratio": "alpha"}
     assert control.holds is False and control.arguments == {"ratio": "-alpha"}
     assert parallel_rows_singular(2 * alpha).arguments == {"ratio": "2*alpha"}  # another instance reads differently
+
+
+# -- Lemma 1 / Sec. 5 (deep_margin): each condition of the flow criteria refuses on its own ---------------------
+@pytest.fixture(scope="module")
+def lemma1_flow() -> tuple:
+    """rank.lem1's flow at seed 1: its separated checkpoints and the KKT point its direction heads to."""
+    ctx = Context("rank.lem1", Profile.QUICK, 1)
+    teacher, X, y, _ = deep_margin.one_class_instance()
+    net = student(2, deep_margin.STUDENT_WIDTH, deep_margin.FLOW_DEPTH)
+    run = deep_margin.exponential_flow(ctx, teacher, X, y, net)
+    thetas = np.array([th for th in run.theta if np.min(y * scalar_outputs(net, th, X)) > 0])
+    limit = minimum_norm(net, X, y, "margin", thetas[-1])
+    return thetas, limit.theta, net, X, y
+
+
+def test_lemma1_criterion_accepts_the_flow_and_refuses_an_incomplete_one(lemma1_flow: tuple) -> None:
+    thetas, target, net, X, y = lemma1_flow
+    assert deep_margin.approaches_kkt_point(thetas, target, net, X, y, True).decision.holds
+    assert not deep_margin.approaches_kkt_point(thetas, target, net, X, y, False).decision.holds
+
+
+def test_lemma1_criterion_refuses_a_margin_that_does_not_increase(lemma1_flow: tuple) -> None:
+    """The final state put first as well: the smoothed margin falls after it, the late checkpoints are untouched."""
+    thetas, target, net, X, y = lemma1_flow
+    record = np.concatenate([thetas[-1:], thetas])
+    assert not deep_margin.approaches_kkt_point(record, target, net, X, y, True).decision.holds
+
+
+def test_lemma1_criterion_refuses_a_residual_that_rises_late(lemma1_flow: tuple,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second-to-last checkpoint's KKT residual read as half the last one: only the residual trend breaks."""
+    thetas, target, net, X, y = lemma1_flow
+    real = deep_margin.kkt_check
+    last = real(net, thetas[-1], X, y, tol=np.inf).stationarity_residual
+
+    def lowered(model, theta, *args, **kwargs):  # noqa: ANN001, ANN202 - the engine's signature
+        result = real(model, theta, *args, **kwargs)
+        if np.array_equal(theta, thetas[-2]):
+            return dataclasses.replace(result, stationarity_residual=last / 2)
+        return result
+
+    monkeypatch.setattr(deep_margin, "kkt_check", lowered)
+    assert not deep_margin.approaches_kkt_point(thetas, target, net, X, y, True).decision.holds
+
+
+def test_lemma1_criterion_refuses_an_angle_that_rises_late(lemma1_flow: tuple) -> None:
+    """One late checkpoint with its hidden units permuted: the same network (margin, loss and KKT residual
+    unchanged), but a direction farther from the target, so only the angle trend breaks."""
+    thetas, target, net, X, y = lemma1_flow
+    W1, W2, W3 = (np.array(W, dtype=float) for W in net.matrices(thetas[-2]))
+    P = np.eye(W1.shape[0])[[1, 2, 3, 0]]
+    permuted = np.asarray(parameters([P @ W1, W2 @ P.T, W3]), dtype=float)
+    assert np.allclose(scalar_outputs(net, permuted, X), scalar_outputs(net, thetas[-2], X), rtol=1e-12)
+    assert angle(permuted, target) > angle(thetas[-3], target)
+    record = thetas.copy()
+    record[-2] = permuted
+    assert not deep_margin.approaches_kkt_point(record, target, net, X, y, True).decision.holds
+
+
+def test_sec5_norm_bound_needs_a_completed_flow() -> None:
+    norms, log_losses = np.array([1.0, 5.0, 9.0]), np.array([0.5, -1.0, -4.0])
+    assert deep_margin.norm_above_loss_bound(norms, log_losses, 1.0, 3, True).decision.holds
+    assert not deep_margin.norm_above_loss_bound(norms, log_losses, 1.0, 3, False).decision.holds
+
+
+def test_sec5_norm_growth_needs_a_monotone_norm() -> None:
+    """A dip in ‖θ‖ with the same half-gains as an affine growth of ‖θ‖^k is refused on monotonicity alone."""
+    depth = 3
+    steady = np.array([1.0, 2.0, 3.0, 4.0, 5.0]) ** (1 / depth)
+    dipped = np.array([1.0, 2.5, 2.0, 4.0, 5.0]) ** (1 / depth)  # halves at index 2: gains 1→2 and 2→5
+    assert deep_margin.norm_grows(steady, depth).decision.holds
+    decision = deep_margin.norm_grows(dipped, depth).decision
+    assert not decision.holds and decision.figures["gain_ratio"] >= deep_margin.NO_SATURATION
+
+
+# -- Thm 3 (two_point_theorems): the loss floor decides on its own ----------------------------------------------
+def test_thm3_refutation_needs_a_loss_floor() -> None:
+    """On the set of equal neurons the floor is |det Y|: targets of rank 1 (Assumption 1 dropped) have none, and
+    the same criterion refuses although the set is invariant and the bound positive."""
+    phi = sympy.acos(paper_data(exact=True).X[0] @ paper_data(exact=True).X[1])
+    start_set = two_point_theorems.START_SETS[1]
+    assert two_point_theorems.law_defeats_bound(start_set, phi, (0, 0)).decision.holds
+    rank_one = pythagorean_data(*PYTHAGOREAN[1], Y=[[1, 2], [2, 4]])
+    decision = two_point_theorems.law_defeats_bound(start_set, phi, (0, 0), [rank_one]).decision
+    assert decision.holds is False and "['0']" in decision.detail and decision.figures["bound"] > 0

@@ -42,12 +42,16 @@ from verify import Context, Decision, criterion, line, tightness
 EXACT_STUDENT_WIDTH = 6  # wider than the teachers' 4: the exact instances also exercise the zero padding
 
 
-def exact_construction_gaps(problem: Problem, teacher: Teacher, kp: int,
-                            bound_of: Problem | None = None) -> tuple[list[sympy.Expr], sympy.Expr]:
+def exact_construction_gaps(problem: Problem, teacher: Teacher, kp: int, bound_of: Problem | None = None,
+                            last_row: tuple[sympy.Expr, ...] | None = None) -> tuple[list[sympy.Expr], sympy.Expr]:
     """(N'(x_i) − N(x_i) on the Pythagorean inputs, ‖θ'‖² − bound), exactly, θ' zero-padded into width 6; the bound
-    is that of ``bound_of``'s equation (default: ``problem``'s own, Eq. (18) or (20))."""
+    is that of ``bound_of``'s equation (default: ``problem``'s own, Eq. (18) or (20)). ``last_row`` (a control)
+    multiplies θ''s last layer entry by entry."""
     X = np.array(PYTHAGOREAN_INPUTS, dtype=object)
-    layers = padded(construction(problem, teacher, kp), student_widths(2, EXACT_STUDENT_WIDTH, kp))
+    layers = construction(problem, teacher, kp)
+    if last_row is not None:
+        layers[-1] = layers[-1] * np.array([last_row], dtype=object)
+    layers = padded(layers, student_widths(2, EXACT_STUDENT_WIDTH, kp))
     outputs = scalar_outputs(student(2, EXACT_STUDENT_WIDTH, kp), parameters(layers), X)
     gaps = [sympy.simplify(o - t) for o, t in zip(outputs, teacher.outputs(X))]
     squared = sum(sympy.sympify(v) ** 2 for W in layers for v in W.ravel())
@@ -68,12 +72,12 @@ def proof_identity(problem: Problem, identity: str, alpha_factor: sympy.Expr = s
 
 @criterion("θ' (zero-padded into width 6, exact) reproduces every output and, for margins, keeps y_i N'(x_i) ≥ 1")
 def exact_construction(tail: Problem, teacher: Teacher, kp: int, margin_labels: bool,
-                       bound_of: Problem | None = None) -> Decision:
+                       bound_of: Problem | None = None, last_row: tuple[sympy.Expr, ...] | None = None) -> Decision:
     """App. D's (``tail`` = "interpolation", width-1 tail) or App. E's ("margin", width-2 tail) construction for
     ``teacher`` on the rational unit inputs; with ``margin_labels`` the labels are sign N(x_i) and the margins
     must stay ≥ 1, else N'(x_i) must equal N(x_i). ‖θ'‖² must equal the bound of Eq. (18)/(20) exactly (the
-    other equation's bound with ``bound_of``: a control)."""
-    gaps, norm_gap = exact_construction_gaps(tail, teacher, kp, bound_of)
+    other equation's bound with ``bound_of``: a control; ``last_row``: see :func:`exact_construction_gaps`)."""
+    gaps, norm_gap = exact_construction_gaps(tail, teacher, kp, bound_of, last_row)
     targets = teacher.outputs(np.array(PYTHAGOREAN_INPUTS, dtype=object))
     if margin_labels:
         margins = [sympy.simplify(sympy.sign(t) * (t + g)) for t, g in zip(targets, gaps)]

@@ -312,6 +312,7 @@ def check_thm5(ctx: Context) -> None:
                 "with the right-hand side of Eq. (7) replaced by 1 the same certificate fails on the candidates")
 
 
+REWEIGHTED_ROW = (sympy.Rational(17, 13), sympy.Rational(7, 13))  # a control's last-row weights: 17² + 7² = 2·13²
 SPLIT = identities("σ(z) − σ(−z) − z vanishes for z = s ≥ 0 and z = −s ≤ 0")
 
 
@@ -356,6 +357,12 @@ def check_thm5_construction(ctx: Context) -> None:
                 exact_construction("margin", teacher, 3, True, bound_of="interpolation"),
                 "the same exact θ' against App. D's bound k'B^(2k/k'): ‖θ'‖² differs from it",
                 because="(‖θ'‖² equals the bound: False)")
+    wide = contrast_teacher(5)  # N(x) = 25(|x¹| − |x²|): margins wide enough to stay ≥ 1 under the reweighting
+    ctx.control("last row (17/13, −7/13)β in place of (1, −1)β", exact_construction("margin", wide, 3, True,
+                                                                                     last_row=REWEIGHTED_ROW),
+                "the tail's last row reweighted on the same circle ((17/13)² + (7/13)² = 2: ‖θ'‖² still equals Eq. "
+                "(20)'s bound) on N(x) = 25(|x¹| − |x²|): every margin stays ≥ 1, but N' ≠ N and the same exact check "
+                "fails", because="(all ≥ 1: True); ‖θ'‖² − bound = 0")
 
 
 @claim(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,7 +27,6 @@ from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.networks import fully_connected
 from numerics.tolerances import at_most, below
-from verify import Context
 
 NETWORK = fully_connected([2, 2, 2])  # W: 2 hidden × 2 inputs, V: 2 outputs × 2 hidden, σ'(0) = 0
 EXACT_ZERO_TOLERANCE = 1e-12  # float64 residuals counted as 0 when deciding the oracle's regime
@@ -410,8 +408,9 @@ def thm3_event(thetas: np.ndarray, losses: np.ndarray, phi: float, loss_tol: flo
     low, high = thm3_angle_interval(phi)
     norms = np.linalg.norm(W, axis=-1)
     good_norms = np.all((norms > thm3_norm_lower()) & (norms < thm3_norm_upper(phi)), axis=-1)
+    nonzero = np.all(norms > 0, axis=-1)
     angles = np.full(len(W), np.nan)  # the angle is undefined (and E false) when a row is 0
-    angles[good_norms] = row_angle(W[good_norms])
+    angles[nonzero] = row_angle(W[nonzero])  # read apart from (ii), so each condition decides E on its own
     return below(np.asarray(losses), loss_tol) & good_norms & (angles >= low) & (angles <= high)
 
 
@@ -522,21 +521,3 @@ def exact_rank(M: Any) -> int:
     if E.sign(M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]) != 0:
         return 2
     return int(bool(np.any(E.signs(M))))
-
-
-# -- the suite's construction files -----------------------------------------------------------------------
-CONSTRUCTIONS = Path(__file__).resolve().parents[2] / "examples" / "constructions"
-RIGOROUS = {"exact", "symbolic", "interval"}
-
-
-def construction_file_support(ctx: Context, filename: str) -> None:
-    """Record the verdict of ``verify check`` on one of the repository's construction files as supporting
-    evidence (the file states the same construction independently, in its own format)."""
-    from verify.checker import check_construction  # on use: the checker loads cvxpy and the KKT tools
-
-    report = check_construction(CONSTRUCTIONS / filename)
-    kinds = {result.to_json()["evidence"] for result in report.results}
-    ctx.support(f"construction file {filename}", "exact" if report.exact and kinds <= RIGOROUS else "numeric",
-                report.ok, f"verify check on examples/constructions/{filename}: "
-                + "; ".join(f"{r.to_json()['name']}: {r.to_json()['verdict']}" for r in report.results),
-                {"properties": len(report.results), "all_ok": report.ok})

@@ -464,6 +464,13 @@ RAY_OF_S1_ON_D_SIDE = (0, -1)  # the sign pattern of the ray wᵀx_1 = 0 > wᵀx
 BOUNDARY_SWAPPED = {**REGION_DEFINITIONS,  # a control: that ray moved from D to S_1 (still a partition)
                     DEAD: lambda s: REGION_DEFINITIONS[DEAD](s) and s != RAY_OF_S1_ON_D_SIDE,
                     FIRST: lambda s: REGION_DEFINITIONS[FIRST](s) or s == RAY_OF_S1_ON_D_SIDE}
+BOUNDARY_SHARED = {**REGION_DEFINITIONS,  # a control: S_1 also claims that ray, which stays in D (no partition)
+                   FIRST: lambda s: REGION_DEFINITIONS[FIRST](s) or s == RAY_OF_S1_ON_D_SIDE}
+
+
+def region_definitions(ray_of_s1_with: str) -> dict:
+    """Definition 1 ("D"), or a control moving the ray wᵀx_1 = 0 > wᵀx_2 to S_1 ("S_1") or into both ("D and S_1")."""
+    return {"D": REGION_DEFINITIONS, "S_1": BOUNDARY_SWAPPED, "D and S_1": BOUNDARY_SHARED}[ray_of_s1_with]
 
 
 def realized_patterns(X: np.ndarray) -> list[tuple[int, int]]:
@@ -484,14 +491,14 @@ def line_pairs(X: np.ndarray, definitions: dict) -> tuple[bool, set[tuple[str, s
     patterns = realized_patterns(X)
     partition = all(sum(rule(s) for rule in definitions.values()) == 1 for s in patterns)
     pairs: set[tuple[str, str]] = set()
-    if not partition:
-        return False, pairs
+    # the pairs are read whether or not the regions partition (a pattern in two regions counts in the first, one in
+    # none as "none"), so that the partition and the pairs each decide on their own
     for s in patterns:
         if s == (0, 0):
             continue
         labels = []
         for p in (s, tuple(-v for v in s)):
-            name = next(k for k, rule in definitions.items() if rule(p))
+            name = next((k for k, rule in definitions.items() if rule(p)), "none")
             interior = name in (FIRST, SECOND) and 0 not in p
             labels.append(name + ("°" if interior else ""))
         pairs.add(tuple(sorted(labels)))
@@ -529,8 +536,9 @@ DEF1_SECTORS = "S_1, S_2 have angle ∠(x_1, x_2) (five exact datasets)"
 
 @criterion("every sign pattern is realizable and lies in one region; line pairs are {S, D}, {S_j, D}, {S_1°, S_2°}")
 def region_structure(ray_of_s1_with: str, datasets: list[TwoPoints]) -> Decision:
-    """``ray_of_s1_with``: the region that owns the ray wᵀx_1 = 0 > wᵀx_2 ("D": Definition 1; "S_1": a control)."""
-    definitions = REGION_DEFINITIONS if ray_of_s1_with == "D" else BOUNDARY_SWAPPED
+    """``ray_of_s1_with``: the region that owns the ray wᵀx_1 = 0 > wᵀx_2 ("D": Definition 1; "S_1" or "D and
+    S_1": controls)."""
+    definitions = region_definitions(ray_of_s1_with)
     outcomes = [line_pairs(d.X, definitions) for d in datasets]
     nonempty = all(len(realized_patterns(d.X)) == 9 for d in datasets)  # every region has a strict pattern
     partition = all(p for p, _ in outcomes)
@@ -574,6 +582,10 @@ def check_def1(ctx: Context) -> None:
                 "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 instead of D the regions still partition R², but the line "
                 "through it meets S_1 and S_2 on their boundary, a pair the statement does not allow",
                 because="partition: True; all nine patterns realizable: True; line pairs as stated: False")
+    ctx.control("boundary ray of S_1 in both D and S_1", region_structure("D and S_1", datasets),
+                "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 as well as in D every line still meets an allowed pair, but "
+                "the regions overlap on that ray: the same test fails on the partition",
+                because="partition: False; all nine patterns realizable: True; line pairs as stated: True")
     ctx.prove("sector angle of S_j is φ", "exact", sector_angles(1, datasets),
               "the boundary rays d_j, s_j of S_j (normals of x_j and x_{3−j} on the D and S sides) have cosine "
               "x_1ᵀx_2 exactly and x_j is a positive combination of them, so S_j is the convex sector of angle φ",

@@ -58,11 +58,10 @@ from theorems.rank_minimization.two_point_common import (
     unpack,
 )
 from theorems.rank_minimization.two_point_setting import (
-    BOUNDARY_SWAPPED,
     PYTHAGOREAN,
-    REGION_DEFINITIONS,
     exact_obtuse_datasets,
     line_pairs,
+    region_definitions,
     sector_angles,
 )
 from verify import Context, Decision, claim, criterion, histogram, tightness
@@ -147,8 +146,9 @@ RADIUS_IDENTITY = identities("sin(π/2 − φ/2) − cos(φ/2) vanishes identica
 
 @criterion("the only region pair of a line through 0 without D is {S_1°, S_2°}, on every dataset")
 def lines_avoiding_dead(ray_of_s1_with: str, datasets: list[TwoPoints]) -> Decision:
-    """``ray_of_s1_with``: the region owning the ray wᵀx_1 = 0 > wᵀx_2 ("D": Definition 1; "S_1": a control)."""
-    definitions = REGION_DEFINITIONS if ray_of_s1_with == "D" else BOUNDARY_SWAPPED
+    """``ray_of_s1_with``: the region owning the ray wᵀx_1 = 0 > wᵀx_2 ("D": Definition 1; "S_1" or "D and S_1":
+    controls)."""
+    definitions = region_definitions(ray_of_s1_with)
     found = [line_pairs(d.X, definitions) for d in datasets]
     avoiding = {pair for partition, pairs in found for pair in pairs if "D" not in pair}
     partition = all(p for p, _ in found)
@@ -198,6 +198,10 @@ def check_thm2_proof(ctx: Context) -> None:
                 "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 instead of D the regions still partition R², but the line "
                 "through it avoids D and meets S_1 and S_2 on their boundary: the same test fails",
                 because="partition: True; pairs without D: [('S1', 'S2'), ('S1°', 'S2°')]")
+    ctx.control("boundary ray of S_1 in both D and S_1", lines_avoiding_dead("D and S_1", datasets),
+                "with the ray wᵀx_1 = 0 > wᵀx_2 in S_1 as well as in D the line pairs are Definition 1's, but the "
+                "regions overlap: the same test fails on the partition", because="partition: False; pairs without D: "
+                "[('S1°', 'S2°')]")
     phi = sympy.Symbol("phi", positive=True)
     ctx.prove("radius identity and monotonicity", "symbolic",
               RADIUS_IDENTITY({"sin(π/2 − φ/2) − cos(φ/2)": sympy.sin(sympy.pi / 2 - phi / 2) - sympy.cos(phi / 2)}),
@@ -324,10 +328,12 @@ def invariance_gaps(start_set: str) -> dict[str, sympy.Matrix]:
 
 
 @criterion("the start set is invariant under the flow and has L ≥ L_min > 0 there, so Pr[E] = 0 < bound")
-def law_defeats_bound(start_set: str, phi: sympy.Expr, point_masses: tuple[int, int]) -> Decision:
+def law_defeats_bound(start_set: str, phi: sympy.Expr, point_masses: tuple[int, int],
+                      datasets: list[TwoPoints] | None = None) -> Decision:
     """Pr[E] = 0 for a law supported on ``start_set`` (a set of starts that gradient flow never leaves and on which
     the loss stays bounded away from 0), decided symbolically, against the lower bound 2(1 − q_1)(1 − q_2)(φ/2π)²
-    on Pr[E] at ``point_masses`` (q_1, q_2) = Pr[w_i(0) = 0] ((0, 0): the bound as printed)."""
+    on Pr[E] at ``point_masses`` (q_1, q_2) = Pr[w_i(0) = 0] ((0, 0): the bound as printed). The loss floor is read
+    on ``datasets`` (default: the five exact datasets of Assumptions 1–2)."""
     bound = exact_thm3_probability(phi, *point_masses)
     tests = {name: is_identically_zero(gap) for name, gap in invariance_gaps(start_set).items()}
     detail = "; ".join(f"{name}: {test.description}" for name, test in tests.items())
@@ -336,15 +342,16 @@ def law_defeats_bound(start_set: str, phi: sympy.Expr, point_masses: tuple[int, 
     if not all(test.proved for test in tests.values()):
         return Decision(None, detail)
     floors = []
-    for data in exact_obtuse_datasets():  # L ≥ ½σ_min(Y)² > 0 on the set: Y is invertible (Assumption 1)
+    datasets = exact_obtuse_datasets() if datasets is None else datasets
+    for data in datasets:  # L ≥ ½σ_min(Y)² > 0 on the set: Y is invertible (Assumption 1)
         if start_set == START_SETS[0]:
             floors.append(E.canonical_number(data.objective.value(E.to_exact(np.zeros(8)))))
         else:
             floors.append(abs(sympy.Matrix(data.Y).det()))
     positive_floor = all(E.sign(f) > 0 for f in floors)
     bound_sign = E.sign(sympy.sympify(bound))
-    detail += (f"; loss floor data (L(0) or |det Y|) on five exact datasets: {[str(f) for f in floors]}; bound "
-               f"2(1 − q_1)(1 − q_2)(φ/2π)² at (q_1, q_2) = {point_masses}: {bound}")
+    detail += (f"; loss floor data (L(0) or |det Y|) on {len(floors)} exact datasets: {[str(f) for f in floors]}; "
+               f"bound 2(1 − q_1)(1 − q_2)(φ/2π)² at (q_1, q_2) = {point_masses}: {bound}")
     probability = 0.0 if positive_floor else float("nan")  # Pr[E] = 0 on an invariant set with a loss floor
     return Decision(bool(positive_floor and bound_sign > 0), detail, {"bound": float(bound)},
                     tightness("Pr[E] ≥ 2(φ/2π)² (Pr[E] of the law)", probability, float(bound), sense="lower"))
