@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 import theorems.layer_alignment.descent_theorems as thm
 from theorems.layer_alignment.common import Dataset, FlowRun, linear_network, risk, run_flow
@@ -77,3 +78,37 @@ def test_theorem4_part_decides_on_the_rate_and_on_the_final_value(monkeypatch) -
         assert thm.theorem4_part(runs, target, part, exponent=-4.0).holds is False  # the rate alone
         assert thm.theorem4_part(runs, target, part, ceiling=final).holds is True  # the last value is compared
         assert thm.theorem4_part(runs, target, part, ceiling=float(np.nextafter(final, 0.0))).holds is False
+
+
+def test_a_run_that_stays_on_the_sphere_has_not_left_the_ball() -> None:
+    """B(R) is closed: W_1 of norm exactly R with W_2 = W_3 = 0 is stationary (every layer's gradient holds a zero
+    factor), so descent stays on the sphere max_k ‖W_k‖_F = R and never leaves the ball."""
+    from theorems.layer_alignment.descent_smoothness import ball_exit
+
+    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
+    objective = risk(linear_network((2, 2, 2, 1)), data, "logistic")
+    theta0 = np.zeros(objective.model.n_params)
+    theta0[0] = 1.0  # W_1[0, 0]: ‖W_1‖_F = 1 exactly
+    assert np.linalg.norm(objective.gradient(theta0)) == 0.0
+    run = ball_exit(objective, theta0, 1.0, 1.0, 3)
+    assert run.exit_step is None and run.final_norm == 1.0 and run.steps == 3
+
+
+def test_the_hessian_climb_starts_from_the_best_tenth_and_at_least_one_point() -> None:
+    from theorems.layer_alignment import descent_smoothness as smooth
+
+    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
+    objective = risk(linear_network((2, 2, 1)), data, "logistic")
+    rows: list[int] = []
+    original = smooth.hessian_norms
+
+    def counted(objective, points):
+        rows.append(len(points))
+        return original(objective, points)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(smooth, "hessian_norms", counted)
+        for samples, kept in ((5, 1), (40, 4)):
+            rows.clear()
+            value, point = smooth.largest_hessian(objective, 1.0, np.random.default_rng(0), samples, climbs=3)
+            assert rows == [samples, kept, kept, kept] and value > 0 and point.shape == (objective.model.n_params,)

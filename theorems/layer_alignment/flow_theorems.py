@@ -572,8 +572,8 @@ def check_thm2(ctx: Context) -> None:
             residuals.append(np.sqrt(excess))
             bounds.append(np.full(len(excess), np.sqrt(data.d * initialization_constant(run.initial_layers))))
             if loss == "logistic" and index < 2:
-                curves[f"{data.name}: ∠(w_prod, ū)"] = (run.t[1:], series["angle"][1:])
-                curves[f"{data.name}: ‖Π_⊥W_1‖_F/‖W_1‖_F"] = (run.t[1:], series["ratio"][1:])
+                curves[f"{data.name} {loss}: ∠(w_prod, ū)"] = (run.t[1:], series["angle"][1:])
+                curves[f"{data.name} {loss}: ‖Π_⊥W_1‖_F/‖W_1‖_F"] = (run.t[1:], series["ratio"][1:])
     contrasts = {}
     for name, data, loss in (("DSdeg", ds_degenerate(), "logistic"), ("polynomial tail", ds3(), POLYNOMIAL_TAIL)):
         run = flow_for(ctx, Setting(data, (data.d, 3, 3, 1), loss, "gaussian"), 99, ASYMPTOTIC_TIMES)
