@@ -43,3 +43,47 @@ def test_witness_interval_reads_only_the_named_check_with_a_witness() -> None:
     with pytest.raises(StopIteration):
         witness_interval("thm3.2", "kkt")
 
+
+
+def test_curve_shortens_needs_each_step_of_the_concavity_argument() -> None:
+    """App. C.8's step: g(0) = 2, g'(0) = 0 and g'' = p(p − 1)·(positive); each curve below breaks exactly one."""
+    from theorems.margin_maximization.constructions_deep import curve_shortens
+
+    assert curve_shortens(3)[0]
+    assert not curve_shortens(3, lambda e: (2 + e, 2 - e))[0]  # g(0) = 2·2^(2/3) ≠ 2
+    assert not curve_shortens(3, lambda e: (1 + e, 1 + e))[0]  # g'(0) = 4/3 ≠ 0
+    assert not curve_shortens(3, lambda e: (1 + 2 * e, 1 - 2 * e))[0]  # g'' = 4p(p − 1)·(…), not p(p − 1)·(…)
+
+
+def test_relu_margin_step_needs_positive_outputs_and_the_relu_gain() -> None:
+    import sympy
+
+    from theorems.margin_maximization.constructions_depth2 import paper_relu_margin_step
+
+    assert paper_relu_margin_step()[1]
+    # v_2' = 1/√2 − √ε/2 vanishes at ε = 2: not positive on (0, 3]
+    assert not paper_relu_margin_step(upto=sympy.Integer(3))[1]
+    # Φ_lin = 1 + 2ε: the engine's excess at ε = 1/4 is then 1/4 more than the ReLU gain
+    assert not paper_relu_margin_step(slope=2)[1]
+
+
+def test_definitions_kkt_identities_need_a_kkt_status_and_exact_multipliers() -> None:
+    from theorems.margin_maximization.definitions import kkt_identities
+
+    assert kkt_identities("thm4.4-linear")["exact KKT"]
+    # w = (1, 1): a feasible smooth point, proved not KKT with exact multipliers
+    moved = C.edited("w = (1, 1)", C.with_parameters(C.document("thm4.4-linear"),
+                                                     [[1, 1], [["1/sqrt(2)", "1/sqrt(2)"]]]))
+    assert not kkt_identities(moved)["exact KKT"]
+    # the float file: a KKT point by the numeric test, with float multipliers
+    assert not kkt_identities("thm4.4-float")["exact KKT"]
+
+
+def test_kkt_proxy_needs_the_loss_hypothesis() -> None:
+    """Residuals falling like 1/‖θ‖ to below the tolerance and a falling loss: accepted only under L < ℓ(0)."""
+    from theorems.margin_maximization.definitions import FLOW_NORMS, KKT_PROXY, RESIDUAL_TOLERANCE
+
+    residuals = tuple(1.0 / norm for norm in FLOW_NORMS)
+    log_losses = tuple(-float(norm) for norm in FLOW_NORMS)
+    assert KKT_PROXY(True, residuals, log_losses, RESIDUAL_TOLERANCE).holds
+    assert KKT_PROXY(False, residuals, log_losses, RESIDUAL_TOLERANCE).holds is False

@@ -33,3 +33,20 @@ def test_plateau_is_where_the_reduced_flow_leaves_the_bounded_coordinate(x, dept
     expected = reduced_flow_plateau(np.array(x), depth, k)
     assert plateau(np.array([x]), depth, k) == pytest.approx(expected, rel=1e-3)
     assert expected > 1.5  # far from its start a(0) = 1, so a wrong exponent or offset cannot match
+
+
+def test_minimal_factorization_drops_unconverged_solver_answers(monkeypatch) -> None:
+    """A feasible point the solver did not converge from (iteration limit) is not counted as the minimum."""
+    from types import SimpleNamespace
+
+    import scipy.optimize
+
+    from numerics.networks import diagonal
+    from theorems.margin_maximization.definitions import minimal_factorization
+
+    net, beta = diagonal(2, 2, "linear"), np.array([1.0, 2.0])
+    feasible = np.array([1.0, 2.0, 1.0, 1.0])  # w = (1, 2), v = (1, 1): computes β, ‖θ‖² = 7 > the minimum 6
+    for success, expected in ((True, 7.0), (False, np.inf)):
+        answer = SimpleNamespace(success=success, x=feasible)
+        monkeypatch.setattr(scipy.optimize, "minimize", lambda *args, answer=answer, **kwargs: answer)
+        assert minimal_factorization(net, beta, np.random.default_rng(0)) == expected

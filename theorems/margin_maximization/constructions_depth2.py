@@ -162,19 +162,21 @@ D44 = "gradient flow from w(0) = (0, 1), v(0) = (1/√2, 1/√2) reaches zero lo
 PAPER_CURVE_AT = sympy.Rational(1, 4)  # a point of the paper's ε-range where its ReLU margin formula fails
 
 
-def paper_relu_margin_step() -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
+def paper_relu_margin_step(upto: sympy.Rational = sympy.Rational(1, 2), slope: int = 3
+                           ) -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
     """App. C.7's ReLU step along w' = (√ε, 1 − ε), v' = (1/√2 + √ε/2, 1/√2 − √ε/2): (the printed equality
     Φ = 1 + 3ε fails at ε = 1/4, the needed inequality Φ ≥ 1 + 3ε holds on (0, 1/2), the ε where the second
     patch's pre-activation vanishes, the engine's Φ_ReLU − (1 + 3ε) at ε = 1/4). Φ_ReLU − Φ_linear =
-    Σ_j v_j'(σ(z_j) − z_j) ≥ 0 because v' > 0 on (0, 1/2); the engine's excess at 1/4 must be exactly that sum."""
+    Σ_j v_j'(σ(z_j) − z_j) ≥ 0 because v' > 0 on (0, 1/2); the engine's excess at 1/4 must be exactly that sum.
+    ``upto`` (the interval's end) and ``slope`` (Φ_linear = 1 + slope·ε) are the paper's unless a test moves them."""
     c = C.construction("thm4.4-relu")
     eps = sympy.Symbol("e", positive=True)
     curve = np.array([sympy.sqrt(eps), 1 - eps, 1 / sympy.sqrt(2) + sympy.sqrt(eps) / 2,
                       1 / sympy.sqrt(2) - sympy.sqrt(eps) / 2], dtype=object)
     point = np.array([sympy.nsimplify(v.subs(eps, PAPER_CURVE_AT)) for v in curve], dtype=object)
-    excess = E.canonical_number(scalar_outputs(c.model, point, c.X)[0] - (1 + 3 * PAPER_CURVE_AT))
+    excess = E.canonical_number(scalar_outputs(c.model, point, c.X)[0] - (1 + slope * PAPER_CURVE_AT))
     fails = E.sign(excess) != 0
-    outputs_positive = all(certified_sign(v, eps, sympy.Rational(1, 2)).sign == 1 for v in curve[2:])
+    outputs_positive = all(certified_sign(v, eps, upto).sign == 1 for v in curve[2:])
     z = [4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2), -4 * sympy.sqrt(eps) + (1 - eps) / sympy.sqrt(2)]
     relu_gain = sum(v * (sympy.Max(0, zj) - zj) for v, zj in zip(curve[2:], z)).subs(eps, PAPER_CURVE_AT)
     explained = E.sign(excess - relu_gain) == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -183,6 +184,9 @@ NET_INSTANCES: dict[str, Callable[[str], Network]] = {
         lambda act: locally_connected([[0, 1], [1, 2], [2, 3]], 4, act),
     "2-patch convolution": lambda act: Network((disjoint_patches(2, 2), Dense(1, 2)), act),
 }
+# controls only: the per-unit identities of a network without hidden units hold vacuously, which is no evidence
+NO_UNIT_INSTANCES: dict[str, Callable[[str], Network]] = {"one layer d = 2 (no hidden unit)":
+                                                          lambda act: fully_connected([2, 1], act)}
 NETS_H = ("Φ(αθ; x) = α^m Φ(θ; x), ⟨θ, ∇Φ⟩ = mΦ and ⟨u^(l), ∂Φ/∂u^(l)⟩ = Φ (four architectures; linear and ReLU, "
           "any σ'(0))")
 NETS_UNITS = ("without sharing ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ per unit; fully-connected, diagonal and locally "
@@ -209,7 +213,7 @@ def HOMOGENEOUS(architecture: str, activation: str) -> Decision:
 
 @criterion("every hidden unit's identity ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ holds (symbolic)")
 def UNIT_BALANCE(architecture: str, activation: str) -> Decision:
-    net = NET_INSTANCES[architecture](activation)
+    net = (NET_INSTANCES | NO_UNIT_INSTANCES)[architecture](activation)
     tests = network_identities(net, ACTIVATIONS[activation], units=True)
     units = {k: t for k, t in tests.items() if k.startswith("unit")}
     failed = [k for k, t in units.items() if not t.holds]
@@ -275,7 +279,8 @@ def PARAMETER_USES(no_share: tuple[str, ...], shared: str, uses: int) -> Decisio
     conclusions={NETS_H: "certified", NETS_UNITS: "certified", NETS_BETA: "certified"},
     profiles={"quick": "sympy identities on four architectures (linear, and ReLU with one symbolic slope per unit); "
                        "ReLU case splits; the library's encoding against the symbolic recursion; controls: a "
-                       "non-homogeneous activation, the per-unit identity under sharing, a missing factor of β",
+                       "non-homogeneous activation, the per-unit identity under sharing and without hidden units, a "
+                       "missing factor of β",
               "full": "as quick", "paper": "as quick"},
     notes=plain("The Euler identities are proved for the listed architectures; for general ones they follow from the "
                 "two proved ingredients (each layer map is linear in its parameters, σ is positively homogeneous) by "
@@ -300,6 +305,8 @@ def check_def_nets(ctx: Context) -> None:
                 "another activation: a non-homogeneous one")
     ctx.control("per-unit identity with shared weights", UNIT_BALANCE("2-patch convolution", "linear"),
                 "another architecture: the 2-patch convolution (shared filter)")
+    ctx.control("per-unit identities without hidden units", UNIT_BALANCE("one layer d = 2 (no hidden unit)", "linear"),
+                "another architecture: a one-layer network, where 'every unit' is an empty check", because="0 units")
 
     # the library's encoding against the definitions
     ctx.prove("the library's networks are the paper's", "symbolic", LIBRARY_ENCODES(0),
@@ -493,11 +500,11 @@ def layer_norms(net: Network, theta: np.ndarray) -> np.ndarray:
     return E.canonical([E.dot(theta[list(block)], theta[list(block)]) for block in layer_slices(net)])
 
 
-def kkt_identities(name: str, degree_offset: int = 0, units: bool = False) -> dict[str, bool]:
+def kkt_identities(name: str | C.Source, degree_offset: int = 0, units: bool = False) -> dict[str, bool]:
     """At the exact KKT point of a construction: Euler's identity ‖θ‖² = (L + offset)·Σλ_i (offset 0: Euler), every
     layer's ‖u^(l)‖² = Σλ_i (layer Euler identities with complementary slackness), and, for depth-2 networks without
     sharing (or with ``units``), ‖w_j‖² = v_j² for every unit."""
-    c = C.construction(name)
+    c = C.construction(name) if isinstance(name, str) else C.built(name)
     first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
     total = sum(first.multipliers)
     out = {"exact KKT": first.status == "kkt" and first.exact,
@@ -734,16 +741,29 @@ def ONE_SIDED(theta: np.ndarray, expected: np.ndarray) -> Decision:
                     f"σ'(0) = 0: {off.tolist()} (zero: {vanishes})")
 
 
-@criterion("exact Clarke LP: KKT with selected slopes s ∈ [0, top] (App. B's set at a kink: top = 1)")
-def CLARKE_KKT(construction: C.Source, top: object = 1) -> Decision:
+@criterion("exact Clarke LP: KKT with selected slopes s ∈ [bottom, top] (App. B's set at a kink: [0, 1])")
+def CLARKE_KKT(construction: C.Source, top: object = 1, bottom: object = 0) -> Decision:
     c = C.built(construction)
     first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
     selections = [k.selection for k in first.kinks if k.selection is not None]
-    inside = [E.sign(s) >= 0 and E.sign(top - s) >= 0 for s in selections]
+    inside = [E.sign(s - bottom) >= 0 and E.sign(top - s) >= 0 for s in selections]
     ok = first.status == "kkt" and first.exact and all(inside)
-    return Decision(bool(ok), f"{first.status}: λ = {tuple(first.multipliers)}, kinks "
-                    f"{[(k.sample, k.neuron, k.kind) for k in first.kinks]}, slopes {selections} in [0, {top}]: "
+    return Decision(bool(ok), f"{first.status} (exact: {first.exact}): λ = {tuple(first.multipliers)}, kinks "
+                    f"{[(k.sample, k.neuron, k.kind) for k in first.kinks]}, slopes {selections} in [{bottom}, {top}]: "
                     f"{inside} ({first.message})")
+
+
+def float_document(name: str) -> dict:
+    """A construction document with its data and parameters written as floats (checked numerically, not exactly)."""
+    doc = C.document(name)
+
+    def floats(value: Any) -> Any:
+        return [floats(v) for v in value] if isinstance(value, list) else float(sympy.sympify(value))
+
+    doc["parameters"]["layers"] = floats(doc["parameters"]["layers"])
+    doc["data"] |= {"inputs": floats(doc["data"]["inputs"]), "labels": floats(doc["data"]["labels"])}
+    doc.pop("initialization", None)
+    return doc
 
 
 def interior_slope_document() -> dict:
@@ -773,8 +793,8 @@ def interior_slope_document() -> dict:
     conclusions={B_SET: "confirmed", B_KKT: "certified"},
     profiles={"quick": "sampled limiting gradients of a ReLU unit at a kink, at the origin and at a smooth point "
                        "(40 samples at radii 1e-3, 1e-5, 1e-7); the Clarke LP of numerics.kkt on Theorem 3.2's and "
-                       "Theorem 4.2(2)'s points and a kink with slope 3/4, exactly; a perturbed point, a one-sided set "
-                       "and the half segment s ∈ [0, 1/2] as controls",
+                       "Theorem 4.2(2)'s points and a kink with slope 3/4, exactly; a perturbed point, a one-sided "
+                       "set, the segments s ∈ [0, 1/2] and [7/8, 1] and the float point as controls",
               "full": "as quick", "paper": "as quick"},
 )
 def check_appb(ctx: Context) -> None:
@@ -812,6 +832,12 @@ def check_appb(ctx: Context) -> None:
     ctx.prove("a kink with slope 3/4", "exact", CLARKE_KKT(interior), conclusion=B_KKT)
     ctx.control("a kink with slope 3/4 against the half segment", CLARKE_KKT(interior, sympy.Rational(1, 2)),
                 "wrong set: s ∈ [0, 1] → [0, 1/2]", because="[False]")
+    ctx.control("a kink with slope 3/4 against the top eighth", CLARKE_KKT(interior, 1, sympy.Rational(7, 8)),
+                "wrong set: s ∈ [0, 1] → [7/8, 1]", because="[False]")
+    floated = C.edited("Theorem 3.2 in floating point", C.with_properties(float_document("thm3.2"), {"check": "kkt"}))
+    ctx.control("Theorem 3.2's point in floating point", CLARKE_KKT(floated),
+                "another input: the same point and data as floats (a numeric KKT test, not an exact LP)",
+                because="exact: False")
     origin_point = C.with_parameters(C.document("thm3.2"), [[[0, 0], [0, 0]], [[0, 0]]])
     ctx.control("the origin", CLARKE_KKT(C.edited("Theorem 3.2's network at θ = 0", origin_point)),
                 "another point: θ̃ → 0 (every margin 0, infeasible; no kinks, exact zero multipliers)",

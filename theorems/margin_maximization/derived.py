@@ -72,9 +72,9 @@ KT_FLOW = "gradient flow from the stated initialization reaches R(θ̃) = ‖θ�
 
 @criterion("exact KKT multipliers with ‖θ‖² = degree·Σλ, ‖u^(l)‖² = Σλ per layer and per-unit balance (depth 2, no "
            "sharing)")
-def EULER(construction: C.Source, degree: int) -> Decision:
+def EULER(construction: C.Source, degree: int, units: bool = False) -> Decision:
     c = C.built(construction)
-    found = kkt_identities(c.model, c.theta, c.X, c.Y, degree=degree)
+    found = kkt_identities(c.model, c.theta, c.X, c.Y, degree=degree, units=units)
     return Decision(bool(found.euler and found.layers and found.units is not False),
                     f"λ = {tuple(map(str, found.multipliers))}: ‖θ̃‖² = {found.squared}, degree {degree}: Euler "
                     f"{found.euler}, layers {found.layers}, units {found.units}",
@@ -119,10 +119,10 @@ class Identities:
     squared: Exact
 
 
-def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray, degree: int | None = None
-                   ) -> Identities:
-    """Euler's identity with degree ``degree`` (the model's by default), its per-layer form and, for depth 2,
-    per-unit balance, all exact."""
+def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray, degree: int | None = None,
+                   units: bool = False) -> Identities:
+    """Euler's identity with degree ``degree`` (the model's by default), its per-layer form and, for depth 2
+    without sharing (or with ``units``), per-unit balance, all exact."""
     first = kkt.kkt_check(model, theta, X, y)
     if not (first.status == "kkt" and first.exact):
         raise ValueError(f"not an exact KKT point: {first.status} ({first.message})")
@@ -131,8 +131,8 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
     squared = E.dot(theta, theta)
     euler = E.sign(squared - (degree or model.degree) * total) == 0
     layers = all(E.sign(E.dot(u, u) - total) == 0 for u in model.split(theta))
-    units = unit_balance(model, theta) if model.depth == 2 and is_no_share(model) else None
-    return Identities(tuple(first.multipliers), euler, layers, units, squared)
+    balanced = unit_balance(model, theta) if model.depth == 2 and (units or is_no_share(model)) else None
+    return Identities(tuple(first.multipliers), euler, layers, balanced, squared)
 
 
 def unit_balance(model: Network, theta: np.ndarray) -> bool:
@@ -242,6 +242,10 @@ def check_kkt_table(ctx: Context) -> None:
     for row in ROWS[:2]:
         ctx.control(f"{row.label}: Euler's identity with degree L + 1",
                     EULER(C.source(row.name), C.construction(row.name).model.degree + 1), "wrong constant: L → L + 1")
+    thm44 = C.source("thm4.4-relu")
+    ctx.control("Thm 4.4 ReLU: the identities with per-unit balance", EULER(thm44, 2, True),
+                "dropped hypothesis: no sharing (Theorem 4.4's shared filter: ‖w‖² = 1 but v_1² = 1/2)",
+                because="units False")
     ctx.prove("Thm 3.2: per-unit balance", "exact", UNIT_BALANCE(C.source("thm3.2")), conclusion=KT_KKT)
     ctx.control("per-unit balance with a shared filter (Thm 4.4)", UNIT_BALANCE(C.source("thm4.4-relu")),
                 "dropped hypothesis: Theorem 4.4's shared filter (‖w‖² = 1 but v_1² = 1/2)")
@@ -444,7 +448,7 @@ def optima(profile_rows: tuple[Row, ...]) -> list[Optimum]:
         if global_optimum.supports(c.model):
             found = global_optimum.global_optimum(c.model, c.X, c.Y)
             out.append(Optimum(row.label, squared, found.optimum, f"activation patterns: {found.message}"))
-        elif c.family == "diagonal" and c.model.activation == "linear" and c.model.depth == 2:
+        elif c.family == "diagonal" and c.model.depth == 2:  # linear: a depth-2 ReLU diagonal network is supported
             res = C.result(C.report(row.name), "global_optimum")
             out.append(Optimum(row.label, squared, sympy.sympify(res.figures["optimum"]),
                                f"exact ℓ1 problem (verify check): {res.detail}"))

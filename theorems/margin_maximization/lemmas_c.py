@@ -244,7 +244,7 @@ def limit_imbalance(net: Network, path: list[C.FlowLimit], quantity: Quantity) -
     profiles={"quick": "arc-length flows of a depth-2 ReLU network (two clusters) and a diagonal linear network (both "
                        "losses) to ‖θ‖ = 30, 100, 300: unit imbalance of θ̂ relative to R(θ̂), its rate in ‖θ‖ "
                        "(finite-time proxy); controls: Theorem 4.4's shared-weight limit, the first curve against "
-                       "the tolerance 1e-12",
+                       "the tolerance 1e-12 and held at its last value",
               "full": "as quick", "paper": "as quick"},
     notes=plain("θ̂ = θ/q_min^(1/2), so ‖ŵ_j‖² − v̂_j² = Δ_j/q_min with Δ_j conserved (Lemma C.3): the imbalance decays "
                 "like ‖θ‖^(−2). The balance also holds at every KKT point (margin.def.problem2), without "
@@ -277,6 +277,10 @@ def check_lemC4(ctx: Context) -> None:
         ctx.control(f"{name}: balanced already at ‖θ‖ = {LIMIT_NORMS[-1]:g}", BALANCED(values, EXACT_BALANCE),
                     f"wrong constant: tolerance {BALANCE_TOLERANCE:g} → {EXACT_BALANCE:g} (the finite-time θ̂ claimed "
                     "to be the balanced limit itself)")
+        # the same final imbalance at every norm: small enough, but not decaying towards the balanced limit
+        held = (values[-1],) * len(values)
+        ctx.control(f"{name}: imbalance held at its last value", BALANCED(held, BALANCE_TOLERANCE),
+                    f"another path: the imbalance {values[-1]:.1e} at every ‖θ‖ (no decay)")
         ctx.support("imbalance curves", "trend", True, "unit imbalance of θ̂ along the flows",
                     plot=line("Lemma C.4: unit imbalance of the rescaled flow", curves, xlabel="‖θ‖",
                               ylabel="max |‖ŵ‖² − v̂²| / R", xscale="log", yscale="log"), conclusion=C4)
