@@ -108,13 +108,14 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray, exponent: flo
 
 
 @criterion("exact KKT multipliers λ at a construction's point with ‖θ‖² = degree·Σλ (Euler's identity)")
-def EULER_AT_KKT(name: str, degree: int) -> Decision:
-    c = C.construction(name)
+def EULER_AT_KKT(construction: C.Source, degree: int) -> Decision:
+    c = C.built(construction)
     first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
     squared, total = E.dot(c.theta, c.theta), E.canonical_number(sum(first.multipliers))
-    return Decision(first.exact and E.sign(squared - degree * total) == 0,
-                    f"‖θ̃‖² = {squared} against degree·Σλ = {degree}·{total} (λ = {tuple(first.multipliers)}, exact: "
-                    f"{first.exact})", {"squared_norm": str(squared), "multipliers": str(tuple(first.multipliers))})
+    return Decision(first.status == "kkt" and first.exact and E.sign(squared - degree * total) == 0,
+                    f"‖θ̃‖² = {squared} against degree·Σλ = {degree}·{total} (λ = {tuple(first.multipliers)}, status: "
+                    f"{first.status}, exact: {first.exact})",
+                    {"squared_norm": str(squared), "multipliers": str(tuple(first.multipliers))})
 
 
 FROZEN_COORDINATES = [2, 3, 5]  # (w2, v2) in θ = (w1, w2, v1, v2)
@@ -190,10 +191,15 @@ def check_thm32(ctx: Context) -> None:
                     {"feasible": KKT, "kkt": KKT, "local_optimum": NOT_LOCAL, "gf_limit": DIRECTION})
     C.record(ctx, "θ̃ is not a global minimum (reference)", src, "global_optimum", False, NOT_LOCAL)
     squared = E.dot(c.theta, c.theta)
-    ctx.prove("Euler identity at θ̃", "exact", EULER_AT_KKT("thm3.2", c.model.degree),
+    ctx.prove("Euler identity at θ̃", "exact", EULER_AT_KKT(src, c.model.degree),
               f"‖θ̃‖² = L·Σλ with the degree L = {c.model.degree}", conclusion=KKT)
-    ctx.control("Euler identity at θ̃ with degree L + 1", EULER_AT_KKT("thm3.2", c.model.degree + 1),
+    ctx.control("Euler identity at θ̃ with degree L + 1", EULER_AT_KKT(src, c.model.degree + 1),
                 "wrong constant: ‖θ̃‖² = LΣλ → (L + 1)Σλ", because="exact: True")
+    # at θ = 0 the identity holds trivially (0 = L·0 with zero multipliers), but the point is not even feasible
+    origin = C.edited("Theorem 3.2's network at θ = 0", C.with_parameters(C.document("thm3.2"), [[[0, 0], [0, 0]],
+                                                                                                [[0, 0]]]))
+    ctx.control("Euler identity at θ = 0", EULER_AT_KKT(origin, c.model.degree),
+                "another point: θ̃ → 0 (0 = L·Σλ with λ = 0, but infeasible, not KKT)", because="status: infeasible")
     # negative controls: the same checks on the global optimum θ* and on a non-stationary point
     optimum = C.edited("θ* (one neuron per sample)", C.with_parameters(C.with_properties(
         C.document("thm3.2"), {"check": "local_optimum"}, {"check": "global_optimum"}), GLOBAL_OPTIMUM))

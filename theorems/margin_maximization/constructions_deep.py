@@ -105,9 +105,9 @@ def check_thm51(ctx: Context) -> None:
         c = C.construction(name)
         ctx.prove(f"m = {m}: non-zero inputs", "exact", C.NONZERO_INPUTS(C.source(name), E.to_exact(c.theta)),
                   "every hidden pre-activation is non-zero", conclusion=K51)
-        ctx.prove(f"m = {m}: Euler's identity", "exact", EULER_AT_KKT(name, m), "‖θ̃‖² = m·Σλ", conclusion=K51)
+        ctx.prove(f"m = {m}: Euler's identity", "exact", EULER_AT_KKT(C.source(name), m), "‖θ̃‖² = m·Σλ", conclusion=K51)
         if m == C.THM51_DEPTHS[0]:
-            ctx.control(f"m = {m}: Euler's identity with degree m − 1", EULER_AT_KKT(name, m - 1),
+            ctx.control(f"m = {m}: Euler's identity with degree m − 1", EULER_AT_KKT(C.source(name), m - 1),
                         "wrong constant: ‖θ̃‖² = mΣλ → (m − 1)Σλ", because="exact: True")
         C.record_ray(ctx, name, D51, control=m == 3)
     ctx.prove("the curve is shorter for every ε ∈ (0, 1) (every m > 2)", "symbolic", SHORTENS(None),
