@@ -407,11 +407,12 @@ def settles(t: np.ndarray, values: np.ndarray, rtol: float = MONOTONE_RTOL) -> b
 
 def envelope_ratio(t: np.ndarray, values: np.ndarray) -> float:
     """Over the window's last ``SETTLING_DECADES`` decades: the maximum over the second half divided by the maximum
-    over the first half (inf when a half is empty)."""
+    over the first half (inf when the first is empty; the second always holds t[-1])."""
     tail = final_decades(t)
     split = t[-1] / 10.0 ** (SETTLING_DECADES / 2)
-    first, second = values[tail & (t < split)], values[tail & (t >= split)]
-    return float(second.max() / first.max()) if first.size and second.size else float("inf")
+    # t ≥ split lies inside the tail (split is half the window's decades before t[-1])
+    first, second = values[tail & (t < split)], values[t >= split]
+    return float(second.max() / first.max()) if first.size else float("inf")
 
 
 def theorem2_series(run: FlowRun, u_bar: np.ndarray) -> dict[str, np.ndarray]:
@@ -772,8 +773,8 @@ def p3_holds(runs: Named, layer: int):
 
 
 @criterion("(P4) factor·∏σ_k ≥ ‖w_prod‖ and ∏F_k ≥ ∏σ_k at every checkpoint (relative slack ≥ −1e-12); "
-           "W_k = c·(rank one) with w_prod = c³ū: R > 0, decreasing in c, below 1e-100 at c = 8 (logistic, DS3)")
-def p4_holds(runs: Named, factor: float):
+           "W_k = c·(rank one) with w_prod = c³ū: R > 0, decreasing in c, below 1e-100 at the last c (logistic, DS3)")
+def p4_holds(runs: Named, factor: float, scales: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0)):
     worst = np.inf
     predictors, spectral, frobenius = [], [], []
     for run, _ in runs.value:
@@ -786,7 +787,7 @@ def p4_holds(runs: Named, factor: float):
             frobenius.append(scale)
     data = ds3()
     svm = max_margin_direction(data)
-    scales, values = (1.0, 2.0, 4.0, 8.0), []
+    values = []  # the sequence W_k = c·(rank one) of 'inf R = 0', at the given c in order
     for c in scales:
         layers = [c * np.outer(np.eye(3)[0], svm.direction), c * np.outer(np.eye(3)[0], np.eye(3)[0]),
                   c * np.eye(3)[:1]]
