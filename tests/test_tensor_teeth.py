@@ -14,7 +14,7 @@ from numerics.tensor_network import LinearTensorNetwork, diagonal_tensor
 from theorems.tensor_networks import classification_single_point as single
 from theorems.tensor_networks import regression_two_layer as two_layer
 from theorems.tensor_networks.classification_flow import DATA_GAP, log_levels, separable_data
-from theorems.tensor_networks.common import OMEGA
+from theorems.tensor_networks.common import OMEGA, Decomposition
 from theorems.tensor_networks.encodings import dft_real_even, integer_decomposition
 from theorems.tensor_networks.regression_fully_connected import loss_bound_holds
 
@@ -154,3 +154,12 @@ def test_cosh_sinh_solves_is_undecided_unless_both_identities_are_proved(undecid
 
     monkeypatch.setattr(two_layer, "is_identically_zero", unproved)
     assert two_layer.cosh_sinh_solves(1).decision.holds is None
+
+
+def test_a_decomposition_has_as_many_terms_as_s_has_rows() -> None:
+    """m counts the rank-one terms, the rows of S (m × d), also when S is not square."""
+    S = np.arange(6.0).reshape(3, 2)
+    U = (np.ones((4, 3)), np.ones((5, 3)))
+    decomposition = Decomposition(S, U)
+    assert decomposition.m == 3 and decomposition.degree == 2
+    assert decomposition.basis().shape == (2, 4, 5)

@@ -347,7 +347,7 @@ def l1_instance(rng: np.random.Generator, decomposition: Decomposition, n: int, 
             gaps = {name: float(margin_gaps(X, y, T, norm, reference)[0]) for name, (T, norm) in (others or {}).items()}
         except RuntimeError:
             continue
-        if all(value >= control_gap for value in gaps.values()):
+        if all(at_least(value, control_gap) for value in gaps.values()):
             return L1Instance(X, y, reference, gap, gaps)
 
 
