@@ -3,8 +3,10 @@ the reduced flow integrated numerically, not from its closed form."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import pytest
+import sympy
 from scipy.integrate import solve_ivp
 
 from theorems.margin_maximization.remarks import plateau
@@ -50,3 +52,30 @@ def test_minimal_factorization_drops_unconverged_solver_answers(monkeypatch) -> 
         answer = SimpleNamespace(success=success, x=feasible)
         monkeypatch.setattr(scipy.optimize, "minimize", lambda *args, answer=answer, **kwargs: answer)
         assert minimal_factorization(net, beta, np.random.default_rng(0)) == expected
+
+
+@pytest.mark.parametrize("expression", ["sqrt(2)", "-log(E - 1)", "log(3)",
+                                        "cos(pi/7) + cos(3*pi/7) + cos(5*pi/7) - 1/2"])
+def test_an_irrational_enclosure_contains_its_number_and_is_narrow(expression: str) -> None:
+    """The interval around an exact number is computed at 60 digits: at mpmath's default 53 bits it used to be the
+    double nearest the number (both ends equal), which does not contain √2."""
+    from theorems.margin_maximization.common import _interval
+
+    value = sympy.sympify(expression)
+    enclosure = _interval(value, 50)
+    with mpmath.workdps(100):
+        exact = mpmath.mpf(str(sympy.N(value, 100)))
+        low, high = mpmath.mpf(enclosure.a.a), mpmath.mpf(enclosure.b.b)
+        assert low <= exact <= high and 0 < high - low < mpmath.mpf(10) ** -45
+
+
+def test_a_point_with_one_nonzero_weight_is_judged_off_its_ray() -> None:
+    """θ = e_1 (only w_1's first entry): every output is 0, so the margins are equal, and −∇L has a component on v_1
+    (Σ_i y_i σ(x_i1) ≠ 0 on Theorem 3.2's data) which θ lacks: the flow leaves the ray. The proportionality test
+    divides by θ's first nonzero entry, the only one here."""
+    from theorems.margin_maximization import common as C
+
+    c = C.construction("thm3.2")
+    theta = np.zeros(len(c.theta), dtype=object)
+    theta[0] = 1
+    assert C.flow_stays_on_ray(c.model, theta, c.X, c.Y) is False

@@ -270,9 +270,10 @@ def _interval(value: Any, dps: int) -> Any:
     value = sympy.sympify(value)
     if value.is_Rational:
         return mpmath.iv.mpf(int(value.p)) / int(value.q)
-    approx = mpmath.mpf(str(sympy.N(value, dps + 10)))
-    radius = (abs(approx) + 1) * mpmath.mpf(10) ** (-dps)
-    return mpmath.iv.mpf([approx - radius, approx + radius])
+    with mpmath.workdps(dps + 10):  # at the default 53 bits approx and approx ± radius would round to one double
+        approx = mpmath.mpf(str(sympy.N(value, dps + 10)))
+        radius = (abs(approx) + 1) * mpmath.mpf(10) ** (-dps)
+        return mpmath.iv.mpf([approx - radius, approx + radius])
 
 
 def loss_enclosure(loss: str, margins: Sequence[Any], dps: int = 50) -> Any:
