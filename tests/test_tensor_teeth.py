@@ -163,3 +163,13 @@ def test_a_decomposition_has_as_many_terms_as_s_has_rows() -> None:
     decomposition = Decomposition(S, U)
     assert decomposition.m == 3 and decomposition.degree == 2
     assert decomposition.basis().shape == (2, 4, 5)
+
+
+def test_random_initial_layers_have_the_sizes_of_the_tensor_modes() -> None:
+    """v̄_l lives in C^(k_l), k_l the rows of U_l (k_l × m), also when U_l is not square."""
+    from theorems.tensor_networks.classification_flow import decomposable_init
+
+    rng = np.random.default_rng(0)
+    U = tuple(np.linalg.qr(rng.normal(size=(k, k)))[0][:, :2] for k in (3, 4))
+    parts = decomposable_init(Decomposition(rng.normal(size=(2, 2)), U), rng)
+    assert [part.shape for part in parts] == [(3,), (4,)]
