@@ -17,9 +17,13 @@ from theorems.layer_alignment.descent_smoothness import leaves_ball
 from theorems.layer_alignment.flow_lemmas import energy_balance, energy_mismatch, time_reversed
 
 
+def _two_point_risk(widths: tuple[int, ...]):
+    """The logistic risk of a linear network on two fixed points of R²."""
+    return risk(linear_network(widths), Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]])), "logistic")
+
+
 def _flow():
-    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
-    objective = risk(linear_network((2, 2, 1)), data, "logistic")
+    objective = _two_point_risk((2, 2, 1))
     theta0 = np.random.default_rng(0).normal(size=objective.model.n_params) * 0.5
     return run_flow("small", objective, theta0, np.linspace(0.0, 2.0, 401))
 
@@ -85,8 +89,7 @@ def test_a_run_that_stays_on_the_sphere_has_not_left_the_ball() -> None:
     factor), so descent stays on the sphere max_k ‖W_k‖_F = R and never leaves the ball."""
     from theorems.layer_alignment.descent_smoothness import ball_exit
 
-    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
-    objective = risk(linear_network((2, 2, 2, 1)), data, "logistic")
+    objective = _two_point_risk((2, 2, 2, 1))
     theta0 = np.zeros(objective.model.n_params)
     theta0[0] = 1.0  # W_1[0, 0]: ‖W_1‖_F = 1 exactly
     assert np.linalg.norm(objective.gradient(theta0)) == 0.0
@@ -97,8 +100,7 @@ def test_a_run_that_stays_on_the_sphere_has_not_left_the_ball() -> None:
 def test_the_hessian_climb_starts_from_the_best_tenth_and_at_least_one_point() -> None:
     from theorems.layer_alignment import descent_smoothness as smooth
 
-    data = Dataset("two points", np.array([[1.0, 0.2], [0.3, 1.0]]))
-    objective = risk(linear_network((2, 2, 1)), data, "logistic")
+    objective = _two_point_risk((2, 2, 1))
     rows: list[int] = []
     original = smooth.hessian_norms
 

@@ -123,6 +123,19 @@ def toy_project(tmp_path: Path, calc: str, tests: str) -> Path:
     return root
 
 
+def arithmetic_teeth(tmp_path: Path, capsys: pytest.CaptureFixture[str], calc: str, tests: str) -> dict:
+    """``verify bench teeth --operators arithmetic`` on a toy package (``calc.py`` and its tests): the JSON report."""
+    pytest.importorskip("cosmic_ray")
+    pytest.importorskip("coverage")
+    from verify.cli import main
+
+    root = toy_project(tmp_path, calc, tests)
+    assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
+                 "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
+                 "--json", "-"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 SUBPROCESS_CALC = '''\
 def cubed(x):
     return x * x * x
@@ -143,15 +156,7 @@ def test_cubed_in_a_subprocess():
 @pytest.mark.slow  # ≈ 10 s: a baseline and two mutant runs, each starting a subprocess
 def test_code_run_only_in_a_subprocess_is_credited_to_the_test_that_starts_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("cosmic_ray")
-    pytest.importorskip("coverage")
-    from verify.cli import main
-
-    root = toy_project(tmp_path, SUBPROCESS_CALC, SUBPROCESS_TESTS)
-    assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
-                 "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
-                 "--json", "-"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = arithmetic_teeth(tmp_path, capsys, SUBPROCESS_CALC, SUBPROCESS_TESTS)
     mutants = {m["id"]: m for m in report["mutants"]}
     assert set(mutants) == {"pkg/calc.py:2:13:ReplaceBinaryOperator_Mul_Div:0",
                             "pkg/calc.py:2:17:ReplaceBinaryOperator_Mul_Div:0"}
@@ -187,16 +192,7 @@ def test_a_memoized_result_is_credited_to_every_test_that_reads_it(
     """The baseline empties the measured modules' memo caches before each test: ``test_b_values`` reads the table
     ``test_a_length`` computed first, and only it can tell ``k * k`` from ``k / k``; without the emptying, coverage
     credits the line to ``test_a_length`` alone, and the mutant survives it."""
-    pytest.importorskip("cosmic_ray")
-    pytest.importorskip("coverage")
-    from verify.cli import main
-
-    root = toy_project(tmp_path, MEMO_CALC, MEMO_TESTS)
-    assert main(["bench", "teeth", "--root", str(root), "--paths", "pkg", "--tests", "tests/test_calc.py",
-                 "--no-preload", "--operators", "arithmetic", "--session", str(tmp_path / "session"),
-                 "--json", "-"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    [entry] = report["mutants"]
+    [entry] = arithmetic_teeth(tmp_path, capsys, MEMO_CALC, MEMO_TESTS)["mutants"]
     assert entry["id"] == "pkg/calc.py:6:14:ReplaceBinaryOperator_Mul_Div:0"
     assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 2, "killed")
 

@@ -465,14 +465,17 @@ def check_def_D(ctx: Context) -> None:
         ctx.prove(f"balanced rational init, L = {depth}", "exact",
                   exact_constant_zero(rational_balanced_layers(scale, PYTHAGOREAN_UNITS[:depth])),
                   f"W_k = {scale}·u_k u_(k−1)ᵀ with rational unit u_k", conclusion=balanced_zero)
-    broken = rational_balanced_layers(sympy.Rational(3, 4), PYTHAGOREAN_UNITS[:3])
-    broken[1] = broken[1].copy()
-    broken[1][0, 0] += sympy.Rational(1, 1000)
-    ctx.control("balance broken by 1/1000", exact_constant_zero(broken), "one entry of W_2 moved by 1/1000")
-    barely = rational_balanced_layers(sympy.Rational(3, 4), PYTHAGOREAN_UNITS[:3])
-    barely[1] = barely[1].copy()
-    barely[1][0, 0] += sympy.Rational(1, 10**30)
-    ctx.control("balance broken by 1e-30", exact_constant_zero(barely),
+
+    def broken_by(amount: sympy.Rational) -> list:
+        """The L = 3 balanced init of scale 3/4 with one entry of W_2 moved by ``amount``."""
+        layers = rational_balanced_layers(sympy.Rational(3, 4), PYTHAGOREAN_UNITS[:3])
+        layers[1] = layers[1].copy()
+        layers[1][0, 0] += amount
+        return layers
+
+    ctx.control("balance broken by 1/1000", exact_constant_zero(broken_by(sympy.Rational(1, 1000))),
+                "one entry of W_2 moved by 1/1000")
+    ctx.control("balance broken by 1e-30", exact_constant_zero(broken_by(sympy.Rational(1, 10**30))),
                 "one entry of W_2 moved by 10⁻³⁰: lost in float64 (D ≈ 1e-16), so only the exact bound sees it")
     ctx.control("balanced at scale 1000, in float64", exact_constant_zero(
         rational_balanced_layers(sympy.Integer(1000), PYTHAGOREAN_UNITS[:3])),

@@ -301,10 +301,9 @@ def _with_small_components(along: np.ndarray, across: np.ndarray) -> tuple[np.nd
     return np.concatenate([along, along / 20.0]), np.concatenate([across, across])
 
 
-def _component_ranges(along: np.ndarray) -> tuple[str, dict[str, float]]:
-    """The ū-components applied (both halves of :func:`_with_small_components`), as a detail and figures."""
-    half = len(along) // 2
-    largest, small = float(along[:half].max()), float(along[half:].max())
+def _component_ranges(original: np.ndarray, small_copy: np.ndarray) -> tuple[str, dict[str, float]]:
+    """The ū-components applied (the two halves of :func:`_with_small_components`), as a detail and figures."""
+    largest, small = float(original.max()), float(small_copy.max())
     return (f"⟨w,ū⟩ up to {largest:.4g}, and a copy scaled by {small / largest:.4g}",
             {"largest_along": largest, "largest_along_small_copy": small})
 
@@ -312,17 +311,18 @@ def _component_ranges(along: np.ndarray) -> tuple[str, dict[str, float]]:
 @criterion("⟨Π_⊥w, ∇R(w)⟩ ≥ 0 at random w with ⟨w,ū⟩ ∈ [0, 20] (and a copy with small ⟨w,ū⟩), "
            "‖Π_⊥w‖ ∈ [low·K, high·K]")
 def pushes_back_sampled(cases: Named, low: float, high: float, samples: int):
-    failures, worst, applied = [], np.inf, []
+    failures, worst, originals, small_copies = [], np.inf, [], []
     for data, svm, theta, loss, stream in cases.value:
         rng = np.random.default_rng(stream.bit_generator.state["state"]["state"] + int(1000 * low))
         K = lemma4_threshold(loss, data.n, theta)
         along, across = _with_small_components(*_random_points(rng, svm, samples, low * K, high * K))
-        applied.append(along)
+        originals.append(along[:samples])
+        small_copies.append(along[samples:])
         value = float(scaled_projected_gradient(loss, data, svm, along, across).min())
         worst = min(worst, value)
         if value < 0:
             failures.append(f"{data.name} {loss}")
-    ranges, figures = _component_ranges(np.concatenate([a.reshape(2, -1) for a in applied], axis=1).ravel())
+    ranges, figures = _component_ranges(np.concatenate(originals), np.concatenate(small_copies))
     return (not failures, (f"negative at sampled points for {failures}" if failures else "no sampled point negative")
             + f" (min scaled value {worst:.3g}; {ranges})", {"min_scaled_sampled": worst} | figures)
 

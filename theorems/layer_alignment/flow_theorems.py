@@ -869,9 +869,10 @@ def relu_gram_defect(net, objective: Objective, theta: np.ndarray) -> np.ndarray
     grads = net.matrices(objective.gradient(theta))
     rates = []
     for k in range(len(layers) - 1):
-        rate = layers[k + 1].T @ grads[k + 1] - grads[k] @ layers[k].T
+        upper = layers[k + 1].T @ grads[k + 1]
+        rate = upper - grads[k] @ layers[k].T
         rate = rate + rate.T
-        rates.append(float(np.max(np.abs(rate))) / (1.0 + float(np.max(np.abs(layers[k + 1].T @ grads[k + 1])))))
+        rates.append(float(np.max(np.abs(rate))) / (1.0 + float(np.max(np.abs(upper)))))
     return np.array(rates)
 
 
