@@ -16,7 +16,11 @@ def test_exact_power_law_is_recovered(exponent, scale):
     fit = fit_rate(x, scale * x ** exponent)
     assert fit.exponent == pytest.approx(exponent, abs=1e-9)
     assert fit.scale == pytest.approx(scale, rel=1e-8)
-    assert fit.r_squared == pytest.approx(1.0, abs=1e-9) or exponent == pytest.approx(0.0, abs=1e-12)
+    # r² of a nearly flat series is rounding over a tiny spread: allow n·(1e-13)² of residual against the spread
+    # exponent²·Σ(ln x − mean)² (binding only for |exponent| below about 1e-8; exactly flat: no spread, r² = 1 anyway)
+    spread = exponent ** 2 * float(np.sum((np.log(x) - np.log(x).mean()) ** 2))
+    rounding = len(x) * 1e-26 / spread if spread > 0 else math.inf
+    assert 1.0 - fit.r_squared <= 1e-9 + rounding
 
 
 def test_inverse_log_rate():
