@@ -57,10 +57,10 @@ from theorems.layer_alignment.descent_runs import (
     rational_array,
 )
 from theorems.layer_alignment.descent_smoothness import (
-    LOGISTIC_CURVE,
     BallExit,
     U,
     certify_nonnegative,
+    curve,
     hessian_norms,
     lemma6_holds,
     project_ball,
@@ -281,11 +281,11 @@ def test_ball_symmetric_norm_and_initialization_constant() -> None:
 
 
 def test_nonnegativity_certificates_and_suprema() -> None:
-    assert certify_nonnegative(sympy.Rational(1, 4) - LOGISTIC_CURVE.second).certified  # touches 0 at u = 1
-    refuted = certify_nonnegative(sympy.Rational(6, 25) - LOGISTIC_CURVE.second)
-    assert not refuted.certified and (sympy.Rational(6, 25) - LOGISTIC_CURVE.second).subs(U, refuted.witness) < 0
-    assert rational_supremum(LOGISTIC_CURVE.second) == sympy.Rational(1, 4)
-    assert rational_supremum(-LOGISTIC_CURVE.first) == 1
+    assert certify_nonnegative(sympy.Rational(1, 4) - curve("logistic").second).certified  # touches 0 at u = 1
+    refuted = certify_nonnegative(sympy.Rational(6, 25) - curve("logistic").second)
+    assert not refuted.certified and (sympy.Rational(6, 25) - curve("logistic").second).subs(U, refuted.witness) < 0
+    assert rational_supremum(curve("logistic").second) == sympy.Rational(1, 4)
+    assert rational_supremum(-curve("logistic").first) == 1
     assert rational_supremum(1 / U) is sympy.oo
     # −u/(1/4 + u²) is ≤ 0 on (0, ∞) (sup 0, its limits); its critical point −1/2, where it is 1, lies outside
     assert rational_supremum(-U / (sympy.Rational(1, 4) + U**2)) == 0

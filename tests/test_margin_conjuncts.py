@@ -27,11 +27,27 @@ def test_reduction_solves_only_the_stated_solution() -> None:
 
 
 def test_kkt_identities_refuse_an_inexact_kkt_point() -> None:
-    """Theorem 3.2's θ̃ in floating point is a KKT point, but not an exact one: the exact identities are refused."""
+    """Theorem 3.2's θ̃ in floating point is a KKT point, but not an exact one: no exact identity is claimed."""
     c = C.construction("thm3.2")
     theta = np.asarray(c.theta, dtype=float)
-    with pytest.raises(ValueError, match="not an exact KKT point: kkt"):
-        kkt_identities(c.model, theta, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float))
+    found = kkt_identities(c.model, theta, np.asarray(c.X, dtype=float), np.asarray(c.Y, dtype=float))
+    assert found.status == "kkt" and not found.exact and not found.kkt
+    assert not (found.euler or found.layers) and found.squared is None
+    assert kkt_identities(c.model, c.theta, c.X, c.Y).kkt
+
+
+def test_every_euler_criterion_refuses_float_multipliers() -> None:
+    """The float file is a KKT point by the numeric test, with float multipliers: each criterion built on the exact
+    identities refuses it, and accepts the exact file of the same construction."""
+    from theorems.margin_maximization.constructions import EULER_AT_KKT
+    from theorems.margin_maximization.definitions import IDENTITIES
+    from theorems.margin_maximization.derived import EULER
+
+    degree = C.construction("thm4.4-linear").model.degree
+    for name, exact in (("thm4.4-linear", True), ("thm4.4-float", False)):
+        assert EULER_AT_KKT(C.source(name), degree).holds is exact
+        assert EULER(C.source(name), degree).holds is exact
+        assert IDENTITIES(name, 0, False).holds is exact
 
 
 def test_witness_interval_reads_only_the_named_check_with_a_witness() -> None:
@@ -68,15 +84,15 @@ def test_relu_margin_step_needs_positive_outputs_and_the_relu_gain() -> None:
 
 
 def test_definitions_kkt_identities_need_a_kkt_status_and_exact_multipliers() -> None:
-    from theorems.margin_maximization.definitions import kkt_identities
+    from theorems.margin_maximization.definitions import construction_identities as kkt_identities
 
-    assert kkt_identities("thm4.4-linear")["exact KKT"]
+    assert kkt_identities("thm4.4-linear").kkt
     # w = (1, 1): a feasible smooth point, proved not KKT with exact multipliers
     moved = C.edited("w = (1, 1)", C.with_parameters(C.document("thm4.4-linear"),
                                                      [[1, 1], [["1/sqrt(2)", "1/sqrt(2)"]]]))
-    assert not kkt_identities(moved)["exact KKT"]
+    assert not kkt_identities(moved).kkt
     # the float file: a KKT point by the numeric test, with float multipliers
-    assert not kkt_identities("thm4.4-float")["exact KKT"]
+    assert not kkt_identities("thm4.4-float").kkt
 
 
 def test_kkt_proxy_needs_the_loss_hypothesis() -> None:

@@ -90,7 +90,7 @@ def _records(application: Application) -> tuple[Tightness, ...]:
 
 @pytest.mark.parametrize("case", ["tangent line", "AM–GM", "shorter curve", "Assumption 4", "Thm 2's angle"])
 def test_real_criteria_report_tightness_and_their_controls_violate(case):
-    from theorems.layer_alignment.descent_smoothness import LOGISTIC_CURVE, assumption4_constants
+    from theorems.layer_alignment.descent_smoothness import assumption4_constants, curve
     from theorems.margin_maximization.constructions_deep import SHORTENS
     from theorems.margin_maximization.lemmas_c import TANGENT
     from theorems.margin_maximization.positive import AM_GM
@@ -100,8 +100,8 @@ def test_real_criteria_report_tightness_and_their_controls_violate(case):
         "tangent line": (TANGENT(1), TANGENT(2)),  # e^u ≥ 1 + u, attained at u = 0; 1 + 2u fails
         "AM–GM": (AM_GM(2), None),  # a² + b² ≥ 2|ab|, attained at |a| = |b|
         "shorter curve": (SHORTENS(None), SHORTENS(2)),  # strict below 2; at m = 2 the sum is exactly 2
-        "Assumption 4": (assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4), 1),
-                         assumption4_constants(LOGISTIC_CURVE, sympy.Rational(6, 25), 1)),
+        "Assumption 4": (assumption4_constants(curve("logistic"), sympy.Rational(1, 4), 1),
+                         assumption4_constants(curve("logistic"), sympy.Rational(6, 25), 1)),
         "Thm 2's angle": (angle_below_pi(2), angle_below_pi(4)),
     }[case]
     assert holds.holds is True

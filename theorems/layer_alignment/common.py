@@ -320,6 +320,16 @@ def initialization_constant(layers0: Sequence[np.ndarray]) -> float:
     return float(squares.max() - squares[-1] + gaps.sum())
 
 
+def top_right_vector(state: LayerState) -> np.ndarray:
+    """v_1 of W_1 at a checkpoint: the direction the paper's alignment statements are about."""
+    return state.right[0]
+
+
+def second_right_vector(state: LayerState) -> np.ndarray:
+    """A wrong vector for the controls: the second right singular vector of W_1."""
+    return np.linalg.svd(state.layers[0])[2][1]
+
+
 def loss_inverse(loss: str | MarginLoss, value: float) -> float:
     """ℓ^{-1}(value) for a strictly decreasing margin loss (root of log ℓ(q) = log value, bracketed outward)."""
     log_loss, target = margin_loss(loss).log_value, float(np.log(value))

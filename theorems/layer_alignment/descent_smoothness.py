@@ -8,6 +8,7 @@ stay in B(R), and they must leave it (Lemma 6); Assumption 5 grows R_t to keep e
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,15 +77,23 @@ def loss_derivatives(name: str, loss: sympy.Expr, parametrization: sympy.Expr) -
     return LossDerivatives(name, first, second)
 
 
-LOGISTIC_CURVE = loss_derivatives("logistic", sympy.log(1 + sympy.exp(-_x)), sympy.log(U))
-EXPONENTIAL_CURVE = loss_derivatives("exponential", sympy.exp(-_x), sympy.log(U))
-POLYNOMIAL_TAIL_CURVE = loss_derivatives("polynomial tail √(1+x²) − x", sympy.sqrt(1 + _x**2) - _x,
-                                         (U - 1 / U) / 2)
-# a loss with a bounded ℓ'' = 1 but an unbounded ℓ': a control for "both suprema infinite"
-SQUARE_CURVE = loss_derivatives("square (1 − x)²/2", (1 - _x) ** 2 / 2, (U - 1 / U) / 2)
-# the converse: ℓ(x) = (2/3)(1 − x)^(3/2) for x < 1 has |ℓ'| = √(1 − x) ≤ 1 on (0, 1) but ℓ'' → ∞ at the kink x = 1
-KINK_CURVE = loss_derivatives("(2/3)(1 − x)^(3/2) on (0, 1)", sympy.Rational(2, 3) * (1 - _x) ** sympy.Rational(3, 2),
-                              1 - 1 / (1 + U) ** 2)
+# ℓ(x) and a rational parametrization x = φ(u) of the line (or of the loss's domain), by name
+CURVES = {
+    "logistic": ("logistic", sympy.log(1 + sympy.exp(-_x)), sympy.log(U)),
+    "exponential": ("exponential", sympy.exp(-_x), sympy.log(U)),
+    # a loss with a bounded ℓ'' = 1 but an unbounded ℓ': a control for "both suprema infinite"
+    "square": ("square (1 − x)²/2", (1 - _x) ** 2 / 2, (U - 1 / U) / 2),
+    # the converse: ℓ(x) = (2/3)(1 − x)^(3/2) for x < 1 has |ℓ'| = √(1 − x) ≤ 1 on (0, 1) but ℓ'' → ∞ at x = 1
+    "kink": ("(2/3)(1 − x)^(3/2) on (0, 1)", sympy.Rational(2, 3) * (1 - _x) ** sympy.Rational(3, 2),
+             1 - 1 / (1 + U) ** 2),
+}
+
+
+@functools.cache
+def curve(key: str) -> LossDerivatives:
+    """ℓ' and ℓ'' of a loss of CURVES (computed on first use: the simplification takes a few tenths of a second,
+    which importing the module should not cost)."""
+    return loss_derivatives(*CURVES[key])
 
 
 @dataclass(frozen=True)
@@ -139,35 +148,36 @@ def rational_supremum(expr: sympy.Expr) -> sympy.Expr:
     notes=plain(("The printed text reads 'is -Lipschitz (i.e, is -smooth), and | | G (i.e., is G-Lipschitz)' with ℓ', "
             "β and ≤ hard to read; the reading 'ℓ' is β-Lipschitz and |ℓ'| ≤ G' is forced by the prose and by "
             "β + G in Lemma 5."),
-           ("Substitutions: x = ln u for the logistic and exponential losses, x = (u − 1/u)/2 for √(1+x²) − x; "
-           "ℓ' and ℓ'' become rational functions of u ∈ (0, ∞), where Sturm counting is exact.")),
+           ("Substitutions: x = ln u for the logistic and exponential losses, x = (u − 1/u)/2 for the square loss "
+           "(a control); ℓ' and ℓ'' become rational functions of u ∈ (0, ∞), where Sturm counting is exact.")),
 )
 def check_asm4(ctx: Context) -> None:
     logistic, exponential = ctx.conclusions
-    ctx.prove("logistic: β = 1/4, G = 1", "exact", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4), 1),
-              f"ℓ' = {LOGISTIC_CURVE.first}, ℓ'' = {LOGISTIC_CURVE.second} in u = e^x", conclusion=logistic)
+    logistic_curve, exponential_curve = curve("logistic"), curve("exponential")
+    ctx.prove("logistic: β = 1/4, G = 1", "exact", assumption4_constants(logistic_curve, sympy.Rational(1, 4), 1),
+              f"ℓ' = {logistic_curve.first}, ℓ'' = {logistic_curve.second} in u = e^x", conclusion=logistic)
     ctx.prove("logistic: the constants are the suprema", "exact",
-              constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 4), 1), "exact suprema over u ∈ (0, ∞)",
+              constants_are_suprema(logistic_curve, sympy.Rational(1, 4), 1), "exact suprema over u ∈ (0, ∞)",
               conclusion=logistic)
-    ctx.control("logistic suprema against β = 1/5", constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 5), 1),
+    ctx.control("logistic suprema against β = 1/5", constants_are_suprema(logistic_curve, sympy.Rational(1, 5), 1),
                 "a wrong β, G kept")
-    ctx.control("logistic suprema against G = 1/2", constants_are_suprema(LOGISTIC_CURVE, sympy.Rational(1, 4),
+    ctx.control("logistic suprema against G = 1/2", constants_are_suprema(logistic_curve, sympy.Rational(1, 4),
                                                                           sympy.Rational(1, 2)), "a wrong G, β kept")
-    ctx.control("logistic with β = 0.24", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(6, 25), 1),
+    ctx.control("logistic with β = 0.24", assumption4_constants(logistic_curve, sympy.Rational(6, 25), 1),
                 "a β below the supremum")
-    ctx.control("logistic with G = 0.99", assumption4_constants(LOGISTIC_CURVE, sympy.Rational(1, 4),
+    ctx.control("logistic with G = 0.99", assumption4_constants(logistic_curve, sympy.Rational(1, 4),
                                                                 sympy.Rational(99, 100)), "a G below the supremum")
-    ctx.prove("exponential loss: sup ℓ'' = sup |ℓ'| = ∞", "symbolic", unbounded_derivatives(EXPONENTIAL_CURVE),
-              f"ℓ' = {EXPONENTIAL_CURVE.first}, ℓ'' = {EXPONENTIAL_CURVE.second} in u = e^x: both tend to ∞ as u → 0 "
+    ctx.prove("exponential loss: sup ℓ'' = sup |ℓ'| = ∞", "symbolic", unbounded_derivatives(exponential_curve),
+              f"ℓ' = {exponential_curve.first}, ℓ'' = {exponential_curve.second} in u = e^x: both tend to ∞ as u → 0 "
               "(exact limits), so no finite β or G", conclusion=exponential)
-    ctx.control("the same limits for the logistic loss", unbounded_derivatives(LOGISTIC_CURVE),
+    ctx.control("the same limits for the logistic loss", unbounded_derivatives(logistic_curve),
                 "both suprema finite")
-    ctx.control("the same limits for the square loss", unbounded_derivatives(SQUARE_CURVE),
+    ctx.control("the same limits for the square loss", unbounded_derivatives(curve("square")),
                 "sup |ℓ'| = ∞ but ℓ'' = 1: only the smoothness constant is finite")
-    ctx.control("the same limits for (2/3)(1 − x)^(3/2) near x = 1", unbounded_derivatives(KINK_CURVE),
+    ctx.control("the same limits for (2/3)(1 − x)^(3/2) near x = 1", unbounded_derivatives(curve("kink")),
                 "x = 1 − (1 + u)^(−2) ∈ (0, 1): ℓ'' = (1 + u)/2 → ∞ but |ℓ'| = 1/(1 + u) ≤ 1: only the Lipschitz "
                 "constant is finite")
-    ctx.control("exponential with β = G = 100", assumption4_constants(EXPONENTIAL_CURVE, 100, 100),
+    ctx.control("exponential with β = G = 100", assumption4_constants(exponential_curve, 100, 100),
                 "any finite constants fail for e^(−x)")
 
 

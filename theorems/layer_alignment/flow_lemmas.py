@@ -39,6 +39,8 @@ from theorems.layer_alignment.common import (
     predictor_gradient,
     risk,
     run_flow,
+    second_right_vector,
+    top_right_vector,
 )
 from theorems.layer_alignment.criteria import Named, both_zero, runs_named, zero_decision
 from verify import Context, Decision, claim, criterion, line, plain, tightness
@@ -473,14 +475,6 @@ def bound_b_holds(runs: Named, numerator: Callable, tolerance: float):
                               np.concatenate([s[2] for s in sides]), np.concatenate([s[3] for s in sides])))
 
 
-def _top_right(state) -> np.ndarray:
-    return state.right[0]
-
-
-def _second_right(state) -> np.ndarray:
-    return np.linalg.svd(state.layers[0])[2][1]
-
-
 PROXY_START = 1e2  # (c)'s proxy reads the log grid from this time on, past the transient
 PROXY_RTOL = 1e-6  # relative rise allowed between checkpoints (float64 noise of the product alignment)
 
@@ -544,12 +538,12 @@ def check_lem2(ctx: Context) -> None:
         gap = 1.0 - run.series(lambda s: s.product_alignment)
         curves[run.label] = (run.t[1:], np.maximum(gap[1:], 1e-18))
     unbounded = runs_named(separable, "separable runs (max_k ‖W_k‖_F → ∞)")
-    ctx.support("(c) finite-time proxy", "trend", product_aligns(unbounded, _top_right),
+    ctx.support("(c) finite-time proxy", "trend", product_aligns(unbounded, top_right_vector),
                 f"finite-time proxy: 1 − |⟨w_prod/∏F_k, v_1⟩| nonincreasing on the log grid for t ≥ {PROXY_START:g} "
                 f"and smaller at the end than at {PROXY_START:g}, on every separable run", conclusion=limit,
                 plot=line("Alignment of w_prod with v_1", curves, xlabel="t", ylabel="1 − |⟨w_prod/∏F, v_1⟩|",
                           xscale="log", yscale="log"))
-    ctx.control("(c) with the second right singular vector of W_1", product_aligns(unbounded, _second_right),
+    ctx.control("(c) with the second right singular vector of W_1", product_aligns(unbounded, second_right_vector),
                 "v_2 in place of v_1: w_prod becomes orthogonal to it")
 
 

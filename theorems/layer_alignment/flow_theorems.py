@@ -42,8 +42,10 @@ from theorems.layer_alignment.common import (
     predictor_gradient,
     risk,
     run_flow,
+    second_right_vector,
     spans_space,
     support_radius,
+    top_right_vector,
 )
 from theorems.layer_alignment.criteria import Named, runs_named
 from theorems.layer_alignment.flow_assumptions import app_a_counter_initialization
@@ -120,15 +122,6 @@ def _right_with_right(state) -> np.ndarray:
     return np.array(values)
 
 
-def _top_right(state) -> np.ndarray:
-    return state.right[0]
-
-
-def _second_right(state) -> np.ndarray:
-    """A wrong vector for the control: the second right singular vector of W_1."""
-    return np.linalg.svd(state.layers[0])[2][1]
-
-
 def _read_as(run: FlowRun, label: str, index: Sequence[int], halved: int | None = None) -> FlowRun:
     """A perturbed reading of the run for the controls: the states at ``index`` placed at its first len(index)
     checkpoint times (stopped early, stalled, two checkpoints swapped), W_1 halved at checkpoint ``halved``."""
@@ -169,7 +162,7 @@ def rank_one_gaps(run: FlowRun, constant: Callable = initialization_constants) -
 
 
 def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
-                   constant: Callable = initialization_constants, vector: Callable = _top_right,
+                   constant: Callable = initialization_constants, vector: Callable = top_right_vector,
                    numerator: Callable = _alignment_numerator) -> dict[str, bool]:
     """Every condition of :data:`THEOREM1_CONDITIONS` on one run (True = consistent with the statement).
     ``alignment`` maps a layer state to the adjacent alignments, ``constant`` the initial layers to the bounds
@@ -224,7 +217,7 @@ THEOREM1_PARTS = ("risk_to_zero", "norms_grow", "rank_one", "adjacent_alignment"
 
 @criterion("finite-time proxy of one conclusion of Theorem 1 holds on every run: each of its conditions on every run")
 def theorem1_part(runs: Named, part: str, alignment: Callable = _adjacent_alignments,
-                  constant: Callable = initialization_constants, vector: Callable = _top_right,
+                  constant: Callable = initialization_constants, vector: Callable = top_right_vector,
                   numerator: Callable = _alignment_numerator):
     conditions = THEOREM1_CONDITIONS[part]
     met, failed = dict.fromkeys(conditions, 0), {}
@@ -337,7 +330,7 @@ def check_thm1(ctx: Context) -> None:
                                                                alignment=_right_with_right),
                 "|⟨v_(k+1), v_k⟩| (right with right) in place of |⟨v_(k+1), u_k⟩|")
     ctx.control("second right singular vector of W_1", theorem1_part(flows, "product_alignment",
-                                                                     vector=_second_right),
+                                                                     vector=second_right_vector),
                 "v_2 in place of v_1: w_prod becomes orthogonal to it")
     # one control per condition that no control above refutes alone: the same part on a perturbed reading of the
     # flows (stopped early, stalled, read out of order) or on data outside the hypotheses

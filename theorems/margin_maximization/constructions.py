@@ -15,13 +15,13 @@ import sympy
 from scipy.stats import binomtest
 
 from numerics import exact as E
-from numerics import kkt
 from numerics.flows import FlowStatus, GradientFlow, loss_below
 from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.tolerances import at_most, below
 from numerics.trends import fit_rate, is_monotone
 from theorems.margin_maximization import common as C
+from theorems.margin_maximization.definitions import kkt_identities
 from verify import Context, Decision, claim, criterion, line, plain
 
 R_TOLERANCE = 1e-3  # |R(θ) − ‖θ̃‖²| at ‖θ‖ = 300 over the random initializations
@@ -110,12 +110,14 @@ def TURNS(u: np.ndarray, reference: np.ndarray, norms: np.ndarray, exponent: flo
 @criterion("exact KKT multipliers λ at a construction's point with ‖θ‖² = degree·Σλ (Euler's identity)")
 def EULER_AT_KKT(construction: C.Source, degree: int) -> Decision:
     c = C.built(construction)
-    first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-    squared, total = E.dot(c.theta, c.theta), E.canonical_number(sum(first.multipliers))
-    return Decision(first.status == "kkt" and first.exact and E.sign(squared - degree * total) == 0,
-                    f"‖θ̃‖² = {squared} against degree·Σλ = {degree}·{total} (λ = {tuple(first.multipliers)}, status: "
-                    f"{first.status}, exact: {first.exact})",
-                    {"squared_norm": str(squared), "multipliers": str(tuple(first.multipliers))})
+    found = kkt_identities(c.model, c.theta, c.X, c.Y, degree=degree)
+    checker = f"status: {found.status}, exact: {found.exact}"
+    if not found.kkt:
+        return Decision(False, f"not an exact KKT point ({checker})", {"multipliers": str(found.multipliers)})
+    total = E.canonical_number(sum(found.multipliers))
+    return Decision(found.euler, f"‖θ̃‖² = {found.squared} against degree·Σλ = {degree}·{total} (λ = "
+                    f"{found.multipliers}, {checker})", {"squared_norm": str(found.squared),
+                                                         "multipliers": str(found.multipliers)})
 
 
 FROZEN_COORDINATES = [2, 3, 5]  # (w2, v2) in θ = (w1, w2, v1, v2)

@@ -496,23 +496,65 @@ def unit_imbalance(net: Network, theta: np.ndarray) -> list:
     return E.canonical(out)
 
 
+def unit_balance(net: Network, theta: np.ndarray) -> bool:
+    """‖w_in‖² = ‖w_out‖² for every hidden unit (exact)."""
+    return all(E.sign(v) == 0 for v in unit_imbalance(net, E.to_exact(theta)))
+
+
 def layer_norms(net: Network, theta: np.ndarray) -> np.ndarray:
     return E.canonical([E.dot(theta[list(block)], theta[list(block)]) for block in layer_slices(net)])
 
 
-def kkt_identities(name: str | C.Source, degree_offset: int = 0, units: bool = False) -> dict[str, bool]:
-    """At the exact KKT point of a construction: Euler's identity ‖θ‖² = (L + offset)·Σλ_i (offset 0: Euler), every
-    layer's ‖u^(l)‖² = Σλ_i (layer Euler identities with complementary slackness), and, for depth-2 networks without
-    sharing (or with ``units``), ‖w_j‖² = v_j² for every unit."""
+@dataclasses.dataclass(frozen=True)
+class Identities:
+    """Consequences of stationarity at an exact KKT point θ̃ = Σ λ_i g_i of Problem (2) (⟨θ, g_i⟩ = L q_i per layer
+    by Euler). At a point that is not an exact KKT point (another status, or multipliers in floating point) ``kkt``
+    is False and no identity is claimed."""
+
+    status: str  # the checker's status ("kkt", "infeasible", ...)
+    exact: bool  # the checker's multipliers are exact
+    message: str
+    multipliers: tuple[Any, ...]
+    euler: bool  # ‖θ̃‖² = degree·Σλ
+    layers: bool  # ‖u^(l)‖² = Σλ for every layer l
+    units: bool | None  # ‖w_in‖² = ‖w_out‖² for every hidden unit (None: not asked, or not depth 2)
+    squared: Any  # ‖θ̃‖², exact
+
+    @property
+    def kkt(self) -> bool:
+        return self.status == "kkt" and self.exact
+
+    def table(self) -> dict[str, bool]:
+        out = {"exact KKT": self.kkt, "Euler": self.euler, "layers": self.layers}
+        if self.units is not None:
+            out["units"] = self.units
+        return out
+
+
+def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray, degree: int | None = None,
+                   units: bool = False) -> Identities:
+    """Euler's identity ‖θ‖² = degree·Σλ_i (degree: the model's by default), every layer's ‖u^(l)‖² = Σλ_i (layer Euler
+    identities with complementary slackness) and, for depth-2 networks without sharing (or with ``units``),
+    ‖w_j‖² = v_j² for every unit, all exact, at an exact KKT point."""
+    first = kkt.kkt_check(model, theta, X, y)
+    found = (first.status, bool(first.exact), first.message, tuple(first.multipliers))
+    if not (first.status == "kkt" and first.exact):
+        return Identities(*found, False, False, None, None)
+    total = E.canonical_number(sum(first.multipliers))
+    theta = E.to_exact(theta)
+    squared = E.dot(theta, theta)
+    balanced = None
+    if model.depth == 2 and (units or is_no_share(model)):
+        balanced = unit_balance(model, theta)
+    euler = E.sign(squared - (model.degree if degree is None else degree) * total) == 0
+    layers = all(E.sign(v - total) == 0 for v in layer_norms(model, theta))
+    return Identities(*found, euler, layers, balanced, squared)
+
+
+def construction_identities(name: str | C.Source, degree_offset: int = 0, units: bool = False) -> Identities:
+    """kkt_identities at a construction's point, with degree L + ``degree_offset``."""
     c = C.construction(name) if isinstance(name, str) else C.built(name)
-    first = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-    total = sum(first.multipliers)
-    out = {"exact KKT": first.status == "kkt" and first.exact,
-           "Euler": E.sign(E.dot(c.theta, c.theta) - (c.model.degree + degree_offset) * total) == 0,
-           "layers": all(E.sign(v - total) == 0 for v in layer_norms(c.model, c.theta))}
-    if c.model.depth == 2 and (units or is_no_share(c.model)):
-        out["units"] = all(E.sign(v) == 0 for v in unit_imbalance(c.model, c.theta))
-    return out
+    return kkt_identities(c.model, c.theta, c.X, c.Y, c.model.degree + degree_offset, units)
 
 
 P2_KKT = "the paper's seven limit points are (Clarke) KKT points of Problem (2)"
@@ -522,7 +564,7 @@ P2_IDENTITIES = ("at a KKT point ‖θ‖² = LΣλ_i and ‖u^(l)‖² = Σλ_i
 
 @criterion("exact KKT multipliers with ‖θ‖² = (L + offset)Σλ, ‖u^(l)‖² = Σλ per layer and (depth 2) ‖w_j‖² = v_j²")
 def IDENTITIES(name: str, degree_offset: int, units: bool) -> Decision:
-    found = kkt_identities(name, degree_offset, units)
+    found = construction_identities(name, degree_offset, units).table()
     return Decision(all(found.values()), ", ".join(f"{k}: {v}" for k, v in found.items()), found)
 
 
@@ -609,10 +651,10 @@ def same_multipliers(name: str | C.Source) -> bool:
     Problem (4): u^(l) = Σ_i λ_i y_i ∂Φ/∂u^(l) exactly (feasibility and complementary slackness are the same
     constraints). The layer problem may have other multipliers as well (several samples can share a gradient)."""
     c = C.construction(name) if isinstance(name, str) else C.built(name)
-    full = kkt.kkt_check(c.model, c.theta, c.X, c.Y)
-    if not (full.exact and full.status == "kkt"):
+    found = kkt_identities(c.model, c.theta, c.X, c.Y)
+    if not found.kkt:
         return False
-    weights = E.canonical(full.multipliers * c.Y)
+    weights = E.canonical(np.asarray(found.multipliers) * c.Y)
     for layer in range(c.model.depth):
         restriction, u = kkt.restrict_to_layer(c.model, c.theta, layer)
         residual = E.canonical(u - E.canonical(restriction.jacobian(u, c.X)[:, 0, :].T.dot(weights)))

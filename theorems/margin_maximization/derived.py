@@ -25,12 +25,11 @@ import sympy
 from numerics import exact as E
 from numerics import global_optimum, kkt
 from numerics.exact import Exact
-from numerics.networks import Network
 from numerics.tolerances import at_most
 from theorems.margin_maximization import common as C
 from theorems.margin_maximization.constructions import GLOBAL_OPTIMUM
 from theorems.margin_maximization.constructions_depth2 import first_order_rate
-from theorems.margin_maximization.definitions import is_no_share, neuron_parameters
+from theorems.margin_maximization.definitions import Identities, kkt_identities, unit_balance
 from theorems.margin_maximization.remarks import delta_for
 from verify import Context, Decision, claim, criterion, line, plain, tightness
 
@@ -75,6 +74,8 @@ KT_FLOW = "gradient flow from the stated initialization reaches R(θ̃) = ‖θ�
 def EULER(construction: C.Source, degree: int, units: bool = False) -> Decision:
     c = C.built(construction)
     found = kkt_identities(c.model, c.theta, c.X, c.Y, degree=degree, units=units)
+    if not found.kkt:
+        return Decision(False, f"not an exact KKT point: {found.status} ({found.message})", {"degree": degree})
     return Decision(bool(found.euler and found.layers and found.units is not False),
                     f"λ = {tuple(map(str, found.multipliers))}: ‖θ̃‖² = {found.squared}, degree {degree}: Euler "
                     f"{found.euler}, layers {found.layers}, units {found.units}",
@@ -108,43 +109,6 @@ FLOW_NORM = 1000.0
 
 
 # -- margin.derived.kkt-table ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Identities:
-    """Consequences of stationarity at an exact KKT point θ̃ = Σ λ_i g_i (⟨θ, g_i⟩ = L q_i per layer by Euler)."""
-
-    multipliers: tuple[Exact, ...]
-    euler: bool  # ‖θ̃‖² = L·Σλ
-    layers: bool  # ‖u^(l)‖² = Σλ for every layer l
-    units: bool | None  # ‖w_in‖² = ‖w_out‖² for every hidden unit (None: not depth 2 in N_no-share)
-    squared: Exact
-
-
-def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarray, degree: int | None = None,
-                   units: bool = False) -> Identities:
-    """Euler's identity with degree ``degree`` (the model's by default), its per-layer form and, for depth 2
-    without sharing (or with ``units``), per-unit balance, all exact."""
-    first = kkt.kkt_check(model, theta, X, y)
-    if not (first.status == "kkt" and first.exact):
-        raise ValueError(f"not an exact KKT point: {first.status} ({first.message})")
-    total = E.canonical_number(sum(first.multipliers))
-    theta = E.to_exact(theta)
-    squared = E.dot(theta, theta)
-    euler = E.sign(squared - (degree or model.degree) * total) == 0
-    layers = all(E.sign(E.dot(u, u) - total) == 0 for u in model.split(theta))
-    balanced = unit_balance(model, theta) if model.depth == 2 and (units or is_no_share(model)) else None
-    return Identities(tuple(first.multipliers), euler, layers, balanced, squared)
-
-
-def unit_balance(model: Network, theta: np.ndarray) -> bool:
-    """‖w_in‖² = ‖w_out‖² for every hidden unit of a depth-2 network (exact)."""
-    theta = E.to_exact(theta)
-    for neuron in range(model.layers[0].shape[0]):
-        incoming, outgoing = neuron_parameters(model, 1, neuron)
-        if E.sign(E.dot(theta[incoming], theta[incoming]) - E.dot(theta[outgoing], theta[outgoing])) != 0:
-            return False
-    return True
-
-
 def record_row_statics(ctx: Context, row: Row) -> Identities:
     """Feasibility, KKT and the cheaper nearby point (or local optimality) from the checker's report, then the
     exact identities (returned) and the second-order certificate."""
