@@ -278,3 +278,24 @@ def test_an_equivalent_entry_matches_by_text_only_when_its_id_is_stale(tmp_path:
     assert current_entry.matches(first, "if n == 0:", "if n == -1:", current)
     assert not current_entry.matches(second, "if n == 0:", "if n == -1:", current)
     assert stale_entry.matches(second, "if n == 0:", "if n == -1:", current)
+
+
+def test_tests_that_killed_a_function_s_mutants_run_first() -> None:
+    """The order changes only the cost (-x stops at the first failure, and every test runs when none fails): the
+    killers of the same function come first, then those of the same file, then the rest, fastest first."""
+    history = mutation.KillHistory()
+    first = mutation.Mutant("pkg/a.py:3:4:Op:0", "pkg/a.py", "Op", 0, (3, 4), (3, 5), "f")
+    same_function = mutation.Mutant("pkg/a.py:4:4:Op:0", "pkg/a.py", "Op", 1, (4, 4), (4, 5), "f")
+    other_function = mutation.Mutant("pkg/a.py:9:4:Op:0", "pkg/a.py", "Op", 2, (9, 4), (9, 5), "g")
+    other_file = mutation.Mutant("pkg/b.py:3:4:Op:0", "pkg/b.py", "Op", 0, (3, 4), (3, 5), "f")
+    seconds = {"t_fast": 0.1, "t_mid": 1.0, "t_slow": 5.0, "t_slowest": 9.0}
+    tests = ["t_slowest", "t_fast", "t_slow", "t_mid"]
+    assert history.order(first, tests, seconds) == ["t_fast", "t_mid", "t_slow", "t_slowest"]
+    history.add(first, mutation.failing_node("FAILED t_slow - AssertionError: 1 != 2"))
+    history.add(other_function, mutation.failing_node("ERROR t_slowest"))
+    assert history.order(same_function, tests, seconds) == ["t_slow", "t_slowest", "t_fast", "t_mid"]
+    assert history.order(other_function, tests, seconds) == ["t_slowest", "t_slow", "t_fast", "t_mid"]
+    assert history.order(other_file, tests, seconds) == ["t_fast", "t_mid", "t_slow", "t_slowest"]
+    assert sorted(history.order(same_function, tests, seconds)) == sorted(tests)
+    assert mutation.failing_node("a test failed") is None
+    assert mutation.failing_node("FAILED theorems/x.py::rank.thm2 - verdicts differ") == "theorems/x.py::rank.thm2"

@@ -97,3 +97,34 @@ def test_collection_from_the_index_imports_no_engine(tmp_path):
     assert "IMPORTED ['numerics.flows'" in first
     assert "IMPORTED []" in second
     assert "tests collected" in second and second.count("::") == first.count("::") > 100
+
+
+def test_a_frozen_index_is_read_as_it_is(tmp_path):
+    """Without pytest's cache (the mutation tool's runs), the index named by IBVERIFY_CLAIM_INDEX is used; with
+    IBVERIFY_CLAIM_INDEX_FROZEN=1 it is read as it is, even with a stale fingerprint (no claim module imported),
+    and without it the stale index is rebuilt by importing the papers."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    index = tmp_path / "claim-index.json"
+    build = "import sys, pathlib\nfrom verify.registry import claim_index\nclaim_index(pathlib.Path(sys.argv[1]))\n"
+    subprocess.run([sys.executable, "-c", build, str(index)], cwd=root, check=True, timeout=300)
+    stored = json.loads(index.read_text())
+    stored["fingerprint"] = ["stale"]
+    probe = ("import sys, pytest\n"
+             "pytest.main(['theorems', '--collect-only', '-q', '-p', 'no:cacheprovider'])\n"
+             "heavy = [m for m in ('numerics.flows', 'sympy', 'scipy', 'cvxpy', 'torch') if m in sys.modules]\n"
+             "print('IMPORTED', heavy)\n")
+    outputs = {}
+    for frozen in ("1", "0"):
+        index.write_text(json.dumps(stored))
+        env = {**os.environ, "IBVERIFY_CLAIM_INDEX": str(index), "IBVERIFY_CLAIM_INDEX_FROZEN": frozen}
+        outputs[frozen] = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True,
+                                         timeout=300, env=env).stdout
+    assert "IMPORTED []" in outputs["1"]
+    assert "IMPORTED ['numerics.flows'" in outputs["0"]
+    assert outputs["1"].count("::") == outputs["0"].count("::") > 100

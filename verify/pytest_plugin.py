@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from verify.claim import PAPERS, Profile
-from verify.registry import IndexEntry, claim_index, paper_folder
+from verify.registry import INDEX_VARIABLE, IndexEntry, claim_index, paper_folder
 from verify.runner import DEFAULT_SEED, FIGURES_VARIABLE, ClaimResult, reported_figures, run_claim
 
 
@@ -49,11 +49,13 @@ _INDEX = pytest.StashKey[list[IndexEntry]]()
 
 
 def _index(config: pytest.Config) -> list[IndexEntry]:
-    """The claim index, cached in pytest's cache folder so that collection imports no claim module (and so no
-    engine) while the papers' sources are unchanged."""
+    """The claim index, cached in pytest's cache folder (without one, ``-p no:cacheprovider``: in the file named by
+    ``IBVERIFY_CLAIM_INDEX``, if any) so that collection imports no claim module (and so no engine) while the
+    papers' sources are unchanged."""
     if _INDEX not in config.stash:
         cache = getattr(config, "cache", None)
-        path = cache.mkdir("ibverify") / "claim-index.json" if cache is not None else None
+        named = os.environ.get(INDEX_VARIABLE)
+        path = cache.mkdir("ibverify") / "claim-index.json" if cache is not None else Path(named) if named else None
         config.stash[_INDEX] = claim_index(path)
     return config.stash[_INDEX]
 

@@ -217,6 +217,9 @@ class ClaimRef:
 # -- the index: which claims exist and where, without importing them ----------------------------------------------
 INDEX_FORMAT = 3
 INDEX_VARIABLE = "IBVERIFY_CLAIM_INDEX"  # the index file in use, inherited by worker processes
+# "1": read that file as it is, without comparing its fingerprint (the mutation tool's test runs: the index of the
+# unmutated tree, so that a run does not import every paper to re-index the one file a mutant changed)
+INDEX_FROZEN_VARIABLE = "IBVERIFY_CLAIM_INDEX_FROZEN"
 
 
 @dataclass(frozen=True)
@@ -298,9 +301,15 @@ def _fingerprint() -> list:
 def claim_index(cache: Path | None = None) -> list[IndexEntry]:
     """Every claim's id, paper and definition site, in registration order. With ``cache`` (a JSON file), a
     cached index whose paper sources are unchanged is returned without importing any claim module; otherwise
-    the papers are loaded and the cache is rewritten. A registry already loaded in this process (or replaced, as
+    the papers are loaded and the cache is rewritten (with ``IBVERIFY_CLAIM_INDEX_FROZEN=1`` a readable cache is
+    returned as it is). A registry already loaded in this process (or replaced, as
     the tests do) is indexed as it is and never written to the cache."""
     fresh = cache is not None and not _loaded
+    if fresh and os.environ.get(INDEX_FROZEN_VARIABLE) == "1":
+        try:
+            return [IndexEntry(**entry) for entry in json.loads(cache.read_text())["claims"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # no usable frozen index: build one as usual
     stamp = _fingerprint() if fresh else None
     if fresh:
         try:
