@@ -231,6 +231,10 @@ def test_teeth_sample_resume_and_dask(project: Path, capsys: pytest.CaptureFixtu
     assert main([*args, "--resume"]) == 0  # nothing left to judge: the stored results come back
     resumed = json.loads(capsys.readouterr().out)
     assert resumed["total"] == report["total"] and resumed["mutant_seconds"]["runs"] == 2
+    # --report-only reads the session with its own options (here none of the run's are repeated)
+    assert main(_teeth(project, "--report-only", "--json", "-")) == 0
+    read = json.loads(capsys.readouterr().out)
+    assert read["total"] == report["total"] and read["options"]["operators"] == report["options"]["operators"]
     assert main(_teeth(project, "--sample", "3", "--seed", "1", "--dry-run", "--json", "-")) == 0
     dry = json.loads(capsys.readouterr().out)
     assert dry["total"]["mutants"] == 3 and dry["total"]["not_run"] == 3 and dry["baseline"] is None
@@ -243,6 +247,7 @@ def test_teeth_sample_resume_and_dask(project: Path, capsys: pytest.CaptureFixtu
     (["--equivalent", "missing.toml"], "--equivalent missing.toml: no such file"),
     (["--sample", "0"], "--sample must be at least 1"),
     (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["--report-only", "--session", "no-session-here"], "--report-only: no session in"),
 ])
 def test_teeth_rejects_bad_input_in_one_line(project: Path, arguments: list[str], message: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -173,3 +173,23 @@ def test_thm3_refutation_needs_a_loss_floor() -> None:
     rank_one = pythagorean_data(*PYTHAGOREAN[1], Y=[[1, 2], [2, 4]])
     decision = two_point_theorems.law_defeats_bound(start_set, phi, (0, 0), [rank_one]).decision
     assert decision.holds is False and "['0']" in decision.detail and decision.figures["bound"] > 0
+
+
+def test_the_construction_criterion_needs_the_fit_and_the_rank(monkeypatch: pytest.MonkeyPatch) -> None:
+    """App. A's criterion asks for N(X) = Y exactly and rank W = 1: a network with App. A's rank-one W but a doubled
+    output layer (rank 1, no fit) is refused, and so is W = 0 with the zero targets (a fit of rank 0). The
+    construction itself never gives the first on admissible data, so only a replaced interpolant reaches it."""
+    from theorems.rank_minimization import two_point_setting
+    from theorems.rank_minimization.two_point_common import rank_one_interpolant
+
+    data = paper_data(exact=True)
+    assert two_point_setting.construction_interpolates([data]).holds is True
+    theta = rank_one_interpolant(data)
+    doubled = np.concatenate([theta[:4], 2 * theta[4:]])
+    monkeypatch.setattr(two_point_setting, "rank_one_interpolant", lambda _: doubled)
+    refused = two_point_setting.construction_interpolates([data])
+    assert refused.holds is False and "(False, 1)" in refused.decision.detail
+    monkeypatch.setattr(two_point_setting, "rank_one_interpolant", lambda _: 0 * theta)
+    zero = TwoPoints(data.X, np.zeros((2, 2), dtype=object) * sympy.Integer(0), "Y = 0")
+    refused = two_point_setting.construction_interpolates([zero])
+    assert refused.holds is False and "(True, 0)" in refused.decision.detail

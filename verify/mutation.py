@@ -19,14 +19,18 @@ The pieces, in order:
 3. **Baseline.** The tests (and the claims, which are pytest items) run once under coverage.py in the snapshot,
    with the context switched to each test's node id (:mod:`verify.mutation_coverage`): the map (file, line) →
    the tests that execute it, and each test's duration.
-4. **Selection.** A mutant runs exactly the tests that execute its line(s), fastest first, with ``-x``. A line
+4. **Selection.** A mutant runs exactly the tests that execute its line(s) with ``-x``: first those that killed
+   earlier mutants of the same function, then of the same file, then the rest, fastest first within each
+   (:class:`KillHistory`; the order changes a run's cost, not its outcome). A line
    run only outside the tests (module level: constants, default arguments, decorators, at import) or inside a
    numba-compiled function (whose lines coverage cannot see) is credited to every test that executes the
    module. A mutant that no test reaches is a survivor, "no coverage", without running anything.
 5. **Workers.** Each worker has its own copy of the snapshot and a test server (:mod:`verify.mutation_server`)
    that has imported the heavy libraries once and forks a pytest run per mutant: the mutant is written into the
-   worker's copy, the selected tests run (timeout: ``timeout_factor`` × (pytest's start-up + the tests' baseline
-   time) + ``timeout_base``; past it the mutant counts as killed, "timeout"), and the original is put back.
+   worker's copy, the selected tests run (reading the claim index the worker built once from the unmutated
+   tree, instead of importing every paper to index them again; timeout: ``timeout_factor`` × (pytest's
+   start-up + the tests' baseline time) + ``timeout_base``; past it the mutant counts as killed, "timeout"),
+   and the original is put back.
    Workers are threads of this process driving their servers (``jobs`` of them: a local process pool), or tasks
    on a Dask cluster (``scheduler``), which receive the snapshot as an archive.
 
@@ -964,6 +968,7 @@ class Options:
     preload: Sequence[str] = DEFAULT_PRELOAD
     dry_run: bool = False
     every_position: bool = False  # also the positions of LEFT_OUT
+    report_only: bool = False  # report the session in ``session`` as it stands (what it has not judged: not run)
 
     def key(self) -> dict[str, Any]:
         """What must match for ``resume`` to continue a session."""
@@ -1049,8 +1054,11 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
         raise MutationError(f"--session {folder}: must not contain the project")
     snapshot = folder / "snapshot"
     state_path = folder / "session.json"
-    state = json.loads(state_path.read_text()) if options.resume and state_path.exists() else None
-    if state is not None and state.get("key") != options.key():
+    reading = options.resume or options.report_only
+    state = json.loads(state_path.read_text()) if reading and state_path.exists() else None
+    if options.report_only and state is None:
+        raise MutationError(f"--report-only: no session in {folder}")
+    if state is not None and not options.report_only and state.get("key") != options.key():
         raise MutationError(f"--resume: the session in {folder} was started with other options "
                             f"({json.dumps(state.get('key'))})")
     from cosmic_ray.work_db import WorkDB
@@ -1097,6 +1105,10 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
         log(f"resuming {folder}: {len(results)} of {len(mutants)} mutants already judged")
     log(f"baseline: {len(baseline.seconds)} passing tests in {baseline.wall_seconds:.0f} s"
         + (f"; {len(baseline.failed)} failing, not used" if baseline.failed else ""))
+    if options.report_only:  # a session still running writes on; this reads what it holds now
+        db.close()
+        return _report(options, operators, files, mutants, baseline, results, equivalents, equivalent_path, started,
+                       cpu_start, load_before, folder, left_out, session_key=state["key"])
 
     sources = {f: (snapshot / f).read_text(encoding="utf-8") for f in files}
     compiled = {f: compiled_lines(sources[f]) for f in files}
@@ -1196,7 +1208,8 @@ def scores(counts: dict[str, int]) -> dict[str, float | None]:
 def _report(options: Options, operators: Sequence[str], files: Sequence[str], mutants: Sequence[Mutant],
             baseline: Baseline | None, results: dict[str, dict[str, Any]], equivalents: Sequence[Equivalent],
             equivalent_path: Path, started: float, cpu_start: float, load_before: list[float],
-            folder: Path, left_out: Counter[str] | None = None) -> dict[str, Any]:
+            folder: Path, left_out: Counter[str] | None = None,
+            session_key: dict[str, Any] | None = None) -> dict[str, Any]:
     import cosmic_ray
 
     rows: dict[str, Counter[str]] = {f: Counter() for f in files}
@@ -1244,10 +1257,11 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
     for entry in judged:
         per_operator.setdefault(entry["operator"], Counter())[entry["outcome"]] += 1
     run_seconds = [e["seconds"] for e in judged if e.get("tests")]
+    run_cpu = [e.get("cpu") or 0.0 for e in judged if e.get("tests")]
     return {
         "tool": f"cosmic-ray {getattr(cosmic_ray, '__version__', _version('cosmic-ray'))}",
         "session": str(folder), "dry_run": options.dry_run,
-        "options": {**options.key(), "jobs": options.jobs, "scheduler": options.scheduler,
+        "options": {**(session_key or options.key()), "jobs": options.jobs, "scheduler": options.scheduler,
                     "timeout_factor": options.timeout_factor, "timeout_base": options.timeout_base,
                     "equivalent": str(equivalent_path)},
         "operators": list(operators), "files": list(files),
@@ -1257,6 +1271,7 @@ def _report(options: Options, operators: Sequence[str], files: Sequence[str], mu
         "wall_seconds": round(time.perf_counter() - started, 2),
         "cpu_seconds": round(cpu_seconds() - cpu_start, 2),
         "mutant_seconds": {"runs": len(run_seconds), "total": round(sum(run_seconds), 2),
+                           "cpu": round(sum(run_cpu), 2),
                            "mean": round(sum(run_seconds) / len(run_seconds), 3) if run_seconds else None},
         "baseline": None if baseline is None else {
             "tests": len(baseline.seconds), "failed": baseline.failed, "skipped": baseline.skipped,

@@ -71,6 +71,9 @@ def build_teeth_parser() -> argparse.ArgumentParser:
                                                     "(default: STORE/teeth)")
     p.add_argument("--resume", action="store_true", help="continue the session in --session: judge only the mutants "
                                                          "it has not judged yet")
+    p.add_argument("--report-only", action="store_true",
+                   help="report the session in --session as it stands (also while it runs), judging nothing: the "
+                        "mutants it has not judged count as not run; its own options are used")
     p.add_argument("--root", default=".", metavar="DIR", help="the project (default: the current folder)")
     p.add_argument("--no-preload", action="store_true",
                    help="workers import nothing ahead of the test runs (slower; for debugging)")
@@ -99,7 +102,7 @@ def cmd_teeth(argv: Sequence[str], store: str | None = None) -> int:
                       sample=args.sample, seed=args.seed, timeout_factor=args.timeout_factor,
                       timeout_base=args.timeout_base, equivalent=Path(args.equivalent) if args.equivalent else None,
                       session=session, resume=args.resume, preload=() if args.no_preload else DEFAULT_PRELOAD,
-                      dry_run=args.dry_run, every_position=args.every_position)
+                      dry_run=args.dry_run, every_position=args.every_position, report_only=args.report_only)
     to_stdout = args.json == "-"
 
     def log(line: str) -> None:
