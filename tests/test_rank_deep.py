@@ -162,6 +162,38 @@ def test_summary_of_local_solutions() -> None:
     assert summary.candidates == 2 and len(certificates) == 2
     assert summary.certified >= 1 and summary.violations == 0  # the warm start lands on (a neighbour of) θ'
     assert 0 < summary.ratio_tightness <= 1 and 0 < summary.norm_tightness <= 1 + 1e-9
+    certified = [c for c in certificates if c.hypotheses]
+    assert summary.ratio_tightness == max(c.ratio_bound / c.average_ratio for c in certified)
+
+
+def test_layer_norms_at_their_edges() -> None:
+    """A zero layer has no ratio (nan, never 0/0 arithmetic) and makes the balance gap infinite; a layer of norm
+    below 1 has its ratio; all-zero layers are infinitely unbalanced, not nan."""
+    norms = D.LayerNorms(np.array([0.5, 2.0]), np.array([0.25, 2.0]))
+    assert norms.ratios.tolist() == [0.5, 1.0] and norms.balance_gap == 3.0
+    zero = D.LayerNorms(np.array([0.0, 2.0]), np.array([0.0, 1.0]))
+    assert np.isnan(zero.ratios[0]) and zero.ratios[1] == 0.5 and zero.balance_gap == np.inf
+    assert D.LayerNorms(np.zeros(2), np.zeros(2)).balance_gap == np.inf
+
+
+def test_feasibility_gaps_are_relative_and_one_sided() -> None:
+    """Interpolation: max |N − y| / max |y|; margin: 1 − min y·N, and 0 once every margin is at least 1."""
+    y = np.array([2.0, -4.0])
+    assert D.feasibility_gap("interpolation", np.array([2.5, -4.0]), y) == 0.125
+    labels = np.array([1.0, -1.0])
+    assert D.feasibility_gap("margin", np.array([0.5, -3.0]), labels) == 0.5
+    assert D.feasibility_gap("margin", np.array([2.0, -3.0]), labels) == 0.0
+
+
+def test_the_certificate_conclusion_holds_at_equality() -> None:
+    """Eq. (3)/(7) is '≥': an average ratio equal to the bound satisfies it, one just below does not."""
+    at = D.Certificate(0.0, 0.0, 1.0, 2.0, 0.75, 0.75)
+    assert at.conclusion and not D.Certificate(0.0, 0.0, 1.0, 2.0, np.nextafter(0.75, 0), 0.75).conclusion
+
+
+def test_the_paper_s_width_is_the_largest_layer_not_the_input() -> None:
+    teacher = D.Teacher((np.ones((2, 5)), np.ones((1, 2))))
+    assert teacher.widths == [5, 2, 1] and teacher.width == 2
 
 
 def test_fitted_teacher_has_margin_one_and_balanced_layers() -> None:
@@ -210,3 +242,15 @@ def test_certificate_hypotheses_need_balance() -> None:
     cert = D.certificate("interpolation", rescaled, X, y, 4.0, 2)
     assert cert.feasible and cert.within_norm_bound and not cert.balanced
     assert not cert.hypotheses
+
+
+def test_rescaling_moves_the_first_and_the_last_layer() -> None:
+    """Lemma 14's curve scales W_1 by γ and W_k' by 1/γ. With γ = −3/2 on the chain 1 → 1 → 1 → 1 and x = −1 the
+    output moves from 0 to −1; scaling W_2 instead of W_3 would leave it at 0."""
+    from theorems.rank_minimization.deep_evidence import rescaling_keeps_outputs
+
+    one = np.array([[sympy.Integer(1)]], dtype=object)
+    layers, x = [one, one, one], np.array([[sympy.Integer(-1)]], dtype=object)
+    moved = rescaling_keeps_outputs(layers, x, sympy.Rational(-3, 2))
+    assert moved.holds is False and moved.decision.figures["changed"] == 1
+    assert rescaling_keeps_outputs(layers, x, sympy.Rational(3, 2)).holds is True
