@@ -304,3 +304,32 @@ def test_tests_that_killed_a_function_s_mutants_run_first() -> None:
     assert sorted(history.order(same_function, tests, seconds)) == sorted(tests)
     assert mutation.failing_node("a test failed") is None
     assert mutation.failing_node("FAILED theorems/x.py::rank.thm2 - verdicts differ") == "theorems/x.py::rank.thm2"
+
+
+def test_local_workers_take_distinct_cpus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each local worker is pinned to its own CPU: the index is taken before the worker's tree is built (which
+    takes seconds), so two workers starting together cannot both read index 0 and share one CPU."""
+    import threading
+    import time
+
+    pins: list[int] = []
+    started = threading.Barrier(2)
+
+    class SlowTree:
+        def __init__(self, base: Path, preload, source=None, server=None, pin=None) -> None:
+            started.wait(timeout=10)  # both workers build their trees at the same time
+            time.sleep(0.1)
+            pins.append(pin)
+
+        def run(self, task: mutation.Task) -> dict:
+            time.sleep(0.05)
+            return {"id": task.id}
+
+        def remove(self) -> None:
+            pass
+
+    monkeypatch.setattr(mutation, "WorkerTree", SlowTree)
+    tasks = [mutation.Task(f"m{i}", "pkg/calc.py", "", ("t",), 10.0, False) for i in range(6)]
+    replies = list(mutation.run_local(iter(tasks), 2, tmp_path, tmp_path / "workers", ()))
+    assert sorted(r["id"] for r in replies) == [f"m{i}" for i in range(6)]
+    assert sorted(pins) == [0, 1]

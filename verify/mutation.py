@@ -864,18 +864,17 @@ def run_local(tasks: Iterator[Task], jobs: int, snapshot: Path, base: Path,
               preload: Sequence[str]) -> Iterator[dict[str, Any]]:
     """Judge the tasks on ``jobs`` workers of this machine, each with its own tree and server (one CPU each)."""
     local = threading.local()
-    trees: list[WorkerTree] = []
+    trees: list[WorkerTree | None] = []
     lock = threading.Lock()
     server = _server_source()
 
     def work(task: Task) -> dict[str, Any]:
         tree = getattr(local, "tree", None)
         if tree is None:
-            with lock:
+            with lock:  # the worker's index (and CPU) is taken before its tree is built, which takes seconds
                 index = len(trees)
-            tree = local.tree = WorkerTree(base, preload, source=snapshot, server=server, pin=index)
-            with lock:
-                trees.append(tree)
+                trees.append(None)
+            tree = local.tree = trees[index] = WorkerTree(base, preload, source=snapshot, server=server, pin=index)
         return tree.run(task)
 
     try:
@@ -883,7 +882,8 @@ def run_local(tasks: Iterator[Task], jobs: int, snapshot: Path, base: Path,
             yield from _windowed(tasks, pool.submit, work, 2 * jobs)
     finally:
         for tree in trees:
-            tree.remove()
+            if tree is not None:
+                tree.remove()
 
 
 def _windowed(tasks: Iterator[Task], submit: Callable[..., Future], work: Callable, window: int
