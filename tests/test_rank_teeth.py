@@ -193,3 +193,23 @@ def test_the_construction_criterion_needs_the_fit_and_the_rank(monkeypatch: pyte
     zero = TwoPoints(data.X, np.zeros((2, 2), dtype=object) * sympy.Integer(0), "Y = 0")
     refused = two_point_setting.construction_interpolates([zero])
     assert refused.holds is False and "(True, 0)" in refused.decision.detail
+
+
+def test_the_loss_norm_floor_and_its_criterion_at_their_edges() -> None:
+    """Sec. 5's floor k(−log L/max‖x‖)^(2/k) is read only where L < 1 (log L < 0, not at log L = 0), and the
+    criterion accepts ‖θ‖² equal to it."""
+    positive, lower = deep_margin.loss_norm_floor(np.array([0.0, -1.0, -4.0]), 2.0, 2)
+    assert positive.tolist() == [False, True, True] and lower.tolist() == [1.0, 4.0]
+    at = deep_margin.norm_above_loss_bound(np.array([5.0, 0.5]), np.array([0.0, -0.25]), 2.0, 2, True)
+    assert at.holds is True and at.decision.figures["checkpoints_below_1"] == 1  # 0.5² = 2·(0.25/2) exactly
+    below = deep_margin.norm_above_loss_bound(np.array([5.0, 0.49]), np.array([0.0, -0.25]), 2.0, 2, True)
+    assert below.holds is False
+
+
+def test_norm_growth_needs_a_first_half_gain_and_accepts_the_threshold() -> None:
+    """‖θ‖^k's second-half gain over its first-half gain: no first-half gain reads as ratio 0 (fails), a ratio of
+    exactly NO_SATURATION passes."""
+    flat = deep_margin.norm_grows(np.array([1.0, 1.0, 1.0]), 1)
+    assert flat.holds is False and flat.decision.figures["gain_ratio"] == 0.0
+    edge = deep_margin.norm_grows(np.array([1.0, 2.0, 2.0 + deep_margin.NO_SATURATION]), 1)
+    assert edge.decision.figures["gain_ratio"] == deep_margin.NO_SATURATION and edge.holds is True
