@@ -356,9 +356,9 @@ def test_radius_counterexample_facts_refuse_a_wrong_sector_and_a_short_start() -
     w, v = neurons(theta)
     assert certify_radius_counterexample(data, theta)["regime"]
     swapped = certify_radius_counterexample(data, from_neurons(w[::-1].copy(), v))
-    assert not swapped["regime"] and swapped["ratio_in_[1.1,2]"]
+    assert not swapped["regime"] and swapped["ratio_in_range"]
     halved = certify_radius_counterexample(data, from_neurons(w / 2, v))
-    assert halved["regime"] and not halved["ratio_in_[1.1,2]"] and halved["ratio"] < 1.1
+    assert halved["regime"] and not halved["ratio_in_range"] and halved["ratio"] < 1.1
 
 
 # -- fixed symbolic steps: a step the engine fails to prove leaves the criterion undecided (or the proof failing) --
@@ -427,3 +427,25 @@ def test_thm3_reduction_needs_every_step(monkeypatch: pytest.MonkeyPatch, name: 
              "thm3_radius_terms": lambda *_: (arb(2),)}
     fail_call(monkeypatch, thm, name, call, fakes[name])
     assert not thm.thm3_reduction_proof()[0]
+
+
+def test_radius_counterexample_ratio_range_is_closed() -> None:
+    """The construction's ratio range [1.1, 2] is closed: starts scaled to exactly 1.1 and exactly 2 times Thm 2's
+    radius are in it (exact arithmetic), starts 1 % outside are not."""
+    from theorems.rank_minimization.two_point_common import EXACT, thm2_radius
+    from theorems.rank_minimization.two_point_setting import PYTHAGOREAN
+    from theorems.rank_minimization.two_point_theorems import (
+        RATIO_RANGE,
+        certify_radius_counterexample,
+        radius_counterexample,
+    )
+
+    data, theta = radius_counterexample(pythagorean_data(*PYTHAGOREAN[1]), (sympy.Rational(1, 20), sympy.Integer(0)))
+    w, v = neurons(theta)
+    radius = thm2_radius(sympy.acos(data.X[0] @ data.X[1]), EXACT)
+    norm = sympy.sqrt(w[0] @ w[0])
+    low, high = RATIO_RANGE
+    for target, inside in ((low, True), (high, True), (low * sympy.Rational(99, 100), False),
+                           (high * sympy.Rational(101, 100), False)):
+        scaled = from_neurons(np.array([wi * (target * radius / norm) for wi in w], dtype=object), v)
+        assert certify_radius_counterexample(data, scaled)["ratio_in_range"] is inside, target

@@ -228,6 +228,9 @@ def radius_counterexample(data: TwoPoints, parameters: tuple[sympy.Expr, sympy.E
     return data, from_neurons(np.array([w1, np.array([-w1[0], w1[1]])]), b0 * np.asarray(data.Y))
 
 
+RATIO_RANGE = (sympy.Rational(11, 10), sympy.Integer(2))  # ‖w_i(0)‖ / r_2(φ) of the construction's starts
+
+
 def certify_radius_counterexample(data: TwoPoints, theta: np.ndarray) -> dict[str, object]:
     """Exact facts of one construction: the start is in the closed-form regime and admissible for v, its norm
     ratio to r_2(φ), and the exact limit (rank W(∞), zero loss)."""
@@ -239,7 +242,7 @@ def certify_radius_counterexample(data: TwoPoints, theta: np.ndarray) -> dict[st
     return {
         "regime": bool(np.all(open_sector(w, data.X) == [1, 2])) and all(E.sign(vi @ vi - sympy.Rational(1, 4)) < 0
                                                                         for vi in v),
-        "ratio_in_[1.1,2]": E.sign(ratio_sq - sympy.Rational(121, 100)) >= 0 and E.sign(ratio_sq - 4) <= 0,
+        "ratio_in_range": E.sign(ratio_sq - RATIO_RANGE[0] ** 2) >= 0 and E.sign(ratio_sq - RATIO_RANGE[1] ** 2) <= 0,
         "ratio": float(sympy.sqrt(ratio_sq)),
         "rank_W_limit": exact_rank(W_limit),
         "zero_loss": not np.any(E.signs(E.canonical(data.objective.residuals(limit)))),
@@ -250,9 +253,10 @@ def certify_radius_counterexample(data: TwoPoints, theta: np.ndarray) -> dict[st
            "and rank W = 1")
 def rank_one_limits(starts: list[tuple[TwoPoints, np.ndarray]]) -> Decision:
     facts = [certify_radius_counterexample(data, theta) for data, theta in starts]
-    ok = [bool(f["regime"] and f["ratio_in_[1.1,2]"] and f["rank_W_limit"] == 1 and f["zero_loss"]) for f in facts]
-    return Decision(all(ok), "(regime, ratio in [1.1, 2], rank W(∞), zero loss) = " + ", ".join(
-        str((f["regime"], f["ratio_in_[1.1,2]"], f["rank_W_limit"], f["zero_loss"])) for f in facts),
+    ok = [bool(f["regime"] and f["ratio_in_range"] and f["rank_W_limit"] == 1 and f["zero_loss"]) for f in facts]
+    low, high = RATIO_RANGE
+    return Decision(all(ok), f"(regime, ratio in [{low}, {high}], rank W(∞), zero loss) = " + ", ".join(
+        str((f["regime"], f["ratio_in_range"], f["rank_W_limit"], f["zero_loss"])) for f in facts),
         {f"ratio_{k}": f["ratio"] for k, f in enumerate(facts)})
 
 
@@ -460,20 +464,25 @@ def event_tightness(radius_scale: int) -> tuple:
 
 
 def thm3_reduction_proof() -> tuple[bool, str]:
-    """E holds for every start in S_1°×S_2° with v(0) = 0 and ‖w_i(0)‖ ≤ r_3(φ), for every φ ∈ (π/2, π)."""
+    """E holds for every start in S_1°×S_2° with v(0) = 0 and ‖w_i(0)‖ ≤ r_3(φ), for every φ ∈ (π/2, π). The
+    detail prints each inequality as it was certified (expression, interval, bound), so that a changed constant
+    shows in the report even where the certificate still passes."""
     u, c = sympy.Symbol("u", positive=True), sympy.Symbol("c", positive=True)
-    below = certified_sign(u - sympy.atan(sympy.sqrt(3) / 2 * sympy.sin(u)), u, sympy.Rational(8, 5))
+    tilt, tilt_end = u - sympy.atan(sympy.sqrt(3) / 2 * sympy.sin(u)), sympy.Rational(8, 5)
+    below = certified_sign(tilt, u, tilt_end)
     at_least_one = is_identically_zero(((c + sympy.sqrt(c**2 + 4)) / 2 - 1) * 2
                                        - (c - 2 + sympy.sqrt(c**2 + 4)))
-    grows = certified_sign(sympy.sqrt(c**2 + 4) - (2 - c), c, 1)
+    gap, gap_end = sympy.sqrt(c**2 + 4) - (2 - c), sympy.Integer(1)
+    grows = certified_sign(gap, c, gap_end)
     with flint_ctx.workprec(BALL_BITS):
         top = thm3_radius_terms(BALL.pi / 2, BALL)[0]  # r_3 ≤ (√3/2) sin(π/8)
         norm_sq = top**2 + reduced_limit(top, arb(0), BALL)[0] ** 2
-        small_norm = bool(norm_sq < arb(1) / 4 + arb(4) / 3)
+        norm_limit = arb(1) / 4 + arb(4) / 3
+        small_norm = bool(norm_sq < norm_limit)
     ok = below.sign == 1 and at_least_one.proved and grows.sign == 1 and small_norm
-    return ok, (f"u − atan((√3/2) sin u) > 0 on (0, 8/5] ({below.method}); a_∞² ≥ 1 for c = a_0² ≥ 0 "
-                f"(sqrt(c² + 4) ≥ 2 − c: {grows.method}, and trivially for c ≥ 1); ‖w(∞)‖² ≤ r_3² + a_∞(r_3)² with "
-                f"r_3 ≤ (√3/2) sin(π/8): ball {norm_sq} < 1/4 + 4/3 ({BALL_BITS}-bit balls)")
+    return ok, (f"{tilt} > 0 on (0, {tilt_end}] ({below.method}); a_∞² ≥ 1 for c = a_0² ≥ 0 ({gap} > 0 on "
+                f"(0, {gap_end}]: {grows.method}, and trivially for c ≥ {gap_end}); ‖w(∞)‖² ≤ r_3² + a_∞(r_3)² with "
+                f"r_3 ≤ (√3/2) sin(π/8): ball {norm_sq} < {norm_limit} ({BALL_BITS}-bit balls)")
 
 
 THM3_EVENT = "E holds from every start in S_1°×S_2° ∪ S_2°×S_1° in the ball"
