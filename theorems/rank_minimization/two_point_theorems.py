@@ -10,6 +10,8 @@ bound for independent w_1(0), w_2(0) with atoms q_i = Pr[w_i(0) = 0]: Pr[E] ≥ 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy
 from flint import arb
@@ -429,14 +431,20 @@ def deviation_and_norm(phi, rho, tau, f: Functions):
     return -f.atan(p / a_limit), p * p + a_limit * a_limit
 
 
+EVENT_MARGINS = ("angle_low", "angle_high", "norm_low", "norm_high")
+
+
+def event_margins(phi, rho, tau, radius_scale: int, f: Functions) -> list:
+    """The four margins that put a pair of such limits in E: δ ≥ (π − 2φ)/2 and δ ≤ (π − φ)/4 for each neuron (then
+    ∠ = φ + δ_1 + δ_2 ∈ [π − φ, π/2 + φ/2]) and 3/4 < ‖w(∞)‖² < 1/4 + 4/(3 sin²φ), in the arithmetic ``f``."""
+    delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, f)
+    low, high = thm3_deviation_interval(phi, f)
+    return [delta - low, high - delta, norm_sq - thm3_norm_lower(f) ** 2, thm3_norm_upper(phi, f) ** 2 - norm_sq]
+
+
 def event_margin(phi: arb, rho: arb, tau: arb, radius_scale: int = 1) -> arb:
-    """min of the four margins that put a pair of such limits in E: δ ≥ (π − 2φ)/2 and δ ≤ (π − φ)/4 for each neuron
-    (then ∠ = φ + δ_1 + δ_2 ∈ [π − φ, π/2 + φ/2]) and 3/4 < ‖w(∞)‖² < 1/4 + 4/(3 sin²φ)."""
-    delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, BALL)
-    low, high = thm3_deviation_interval(phi, BALL)
-    margins = [delta - low, high - delta, norm_sq - thm3_norm_lower(BALL) ** 2,
-               thm3_norm_upper(phi, BALL) ** 2 - norm_sq]
-    return margins[0].min(margins[1]).min(margins[2]).min(margins[3])
+    """The least of the four margins of E, in ball arithmetic."""
+    return functools.reduce(arb.min, event_margins(phi, rho, tau, radius_scale, BALL))
 
 
 @criterion("the four margins of E are positive for the exact limit of every start ρ·scale·r_3(φ)(cos θ, sin θ) ∈ S_1°")
@@ -445,7 +453,11 @@ def event_certificate(radius_scale: int) -> Decision:
     certificate = certify_positive(lambda p, rho, tau: event_margin(p, rho, tau, radius_scale),
                                    [("1.575", "3.13"), (0, 1), (0, 1)], cells=(24, 2, 4), max_evaluations=60000)
     holds = True if certificate.certified else (False if certificate.witness is not None else None)
-    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations},
+    # each margin's least value on the tightness grid (float64): how far each condition of E is from failing
+    grid = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
+    least = {f"least_margin_{name}": float(np.min(margin))
+             for name, margin in zip(EVENT_MARGINS, event_margins(*grid, radius_scale, FLOAT))}
+    return Decision(holds, certificate.description, {"evaluations": certificate.evaluations, **least},
                     event_tightness(radius_scale))
 
 
