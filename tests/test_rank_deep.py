@@ -254,3 +254,19 @@ def test_rescaling_moves_the_first_and_the_last_layer() -> None:
     moved = rescaling_keeps_outputs(layers, x, sympy.Rational(-3, 2))
     assert moved.holds is False and moved.decision.figures["changed"] == 1
     assert rescaling_keeps_outputs(layers, x, sympy.Rational(3, 2)).holds is True
+
+
+def test_fig1_criteria_at_their_edges() -> None:
+    """Fig. 1's criteria on hand-made runs: no converged run is undecided (whatever the array's shape), a least
+    σ₂/σ₁ equal to the threshold passes, a final loss equal to the stuck level is stuck (not slow), and the slow
+    runs allowed are a fraction of the non-converged runs."""
+    empty = F.far_from_rank_one(np.zeros((0, 2)), 0.1)
+    assert empty.holds is None and empty.decision.detail == "no converged run"
+    assert F.far_from_rank_one(np.array([[0.5, 0.25]]), 0.25).holds is True
+    assert F.far_from_rank_one(np.array([[0.5, 0.25]]), 0.2500001).holds is False
+    assert F.far_from_rank_one(np.array([0.3]), 0.25).holds is True  # one ratio is a run, not "no converged run"
+    losses = np.array([0.125, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+    stuck = F.stuck_at_target(losses, 0.125, 0.25)
+    assert stuck.holds is True and stuck.decision.figures["slow_runs"] == 0
+    assert stuck.decision.figures["slow_runs_allowed"] == 2  # ⌊0.25 · 8⌋
+    assert F.stuck_at_target(np.array([0.1, 0.1, 0.1, 0.5]), 0.125, 0.25).holds is False  # 3 slow of 4, 1 allowed
