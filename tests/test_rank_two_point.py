@@ -449,3 +449,15 @@ def test_radius_counterexample_ratio_range_is_closed() -> None:
                            (high * sympy.Rational(101, 100), False)):
         scaled = from_neurons(np.array([wi * (target * radius / norm) for wi in w], dtype=object), v)
         assert certify_radius_counterexample(data, scaled)["ratio_in_range"] is inside, target
+
+
+def test_float_assumptions_allow_rounding_and_nothing_more() -> None:
+    """The float forms of Assumptions 1 and 2 take unit vectors up to 1e-12 (a norm of 1 + 1e-13 passes, where exact
+    equality would not) and nothing beyond (1 + 1e-11 fails)."""
+    from theorems.rank_minimization.two_point_setting import satisfies_assumption1, satisfies_assumption2
+
+    for stretch, unit in ((1 + 1e-13, True), (1 + 1e-11, False), (1.5, False)):
+        Y = np.array([[1.0, 0.0], [0.0, stretch]])
+        assert satisfies_assumption1(Y) is unit, stretch
+        X = np.array([[1.0, 0.0], [-0.6 * stretch, 0.8 * stretch]])
+        assert satisfies_assumption2(X) is unit, stretch

@@ -364,7 +364,7 @@ def satisfies_assumption2(X: np.ndarray) -> bool:
         inner = E.sign(X[0] @ X[1])
         return (all(E.sign(x @ x - 1) == 0 for x in X) and inner < 0
                 and E.sign(X[0] @ X[1] + 1) > 0)
-    return bool(np.allclose(np.linalg.norm(X, axis=1), 1, atol=1e-12) and -1 < X[0] @ X[1] < 0)
+    return bool(np.allclose(np.linalg.norm(X, axis=1), 1, rtol=0, atol=1e-12) and -1 < X[0] @ X[1] < 0)
 
 
 def assumption2_by_angle(X: np.ndarray) -> bool:
