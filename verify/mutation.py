@@ -710,6 +710,12 @@ class KillHistory:
         self.by_definition.setdefault((mutant.path, mutant.definition), Counter())[killer] += 1
         self.by_file.setdefault(mutant.path, Counter())[killer] += 1
 
+    def record(self, mutant: Mutant, result: dict[str, Any]) -> None:
+        """Count the test that killed ``mutant`` (named by its result's detail), if a failing test killed it."""
+        killer = failing_node(result.get("detail", "")) if result.get("outcome") == KILLED else None
+        if killer is not None:
+            self.add(mutant, killer)
+
     def order(self, mutant: Mutant, tests: Sequence[str], seconds: dict[str, float]) -> list[str]:
         """``tests`` with those that killed mutants of the same function first, then of the same file (most kills
         first), then the rest; fastest first within each."""
@@ -1117,15 +1123,11 @@ def run_session(options: Options, log: Callable[[str], None] = lambda line: None
     total, done = len(mutants), [len(mutants) - len(todo)]
     history = KillHistory()
     for mutant in mutants:
-        killer = failing_node(results.get(mutant.id, {}).get("detail", ""))
-        if killer is not None:
-            history.add(mutant, killer)
+        history.record(mutant, results.get(mutant.id, {}))
 
     def record(mutant: Mutant, result: dict[str, Any]) -> None:
         results[mutant.id] = result
-        killer = failing_node(result.get("detail", "")) if result.get("outcome") == KILLED else None
-        if killer is not None:
-            history.add(mutant, killer)
+        history.record(mutant, result)
         db.set_result(mutant.id, _work_result(result))
         done[0] += 1
         seconds = f" ({result['seconds']:.1f} s, {result['tests']} tests)" if result["tests"] else ""

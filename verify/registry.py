@@ -305,16 +305,12 @@ def claim_index(cache: Path | None = None) -> list[IndexEntry]:
     returned as it is). A registry already loaded in this process (or replaced, as
     the tests do) is indexed as it is and never written to the cache."""
     fresh = cache is not None and not _loaded
-    if fresh and os.environ.get(INDEX_FROZEN_VARIABLE) == "1":
-        try:
-            return [IndexEntry(**entry) for entry in json.loads(cache.read_text())["claims"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # no usable frozen index: build one as usual
+    frozen = fresh and os.environ.get(INDEX_FROZEN_VARIABLE) == "1"  # a readable cache is used as it is
     stamp = _fingerprint() if fresh else None
     if fresh:
         try:
             stored = json.loads(cache.read_text())
-            if stored.get("fingerprint") == json.loads(json.dumps(stamp)):
+            if frozen or stored.get("fingerprint") == json.loads(json.dumps(stamp)):
                 return [IndexEntry(**entry) for entry in stored["claims"]]
         except (OSError, ValueError, KeyError, TypeError):
             pass

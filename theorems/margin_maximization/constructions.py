@@ -114,8 +114,7 @@ def EULER_AT_KKT(construction: C.Source, degree: int) -> Decision:
     checker = f"status: {found.status}, exact: {found.exact}"
     if not found.kkt:
         return Decision(False, f"not an exact KKT point ({checker})", {"multipliers": str(found.multipliers)})
-    total = E.canonical_number(sum(found.multipliers))
-    return Decision(found.euler, f"‖θ̃‖² = {found.squared} against degree·Σλ = {degree}·{total} (λ = "
+    return Decision(found.euler, f"‖θ̃‖² = {found.squared} against degree·Σλ = {degree}·{found.total} (λ = "
                     f"{found.multipliers}, {checker})", {"squared_norm": str(found.squared),
                                                          "multipliers": str(found.multipliers)})
 

@@ -515,6 +515,7 @@ class Identities:
     exact: bool  # the checker's multipliers are exact
     message: str
     multipliers: tuple[Any, ...]
+    total: Any  # Σλ, exact (None when not an exact KKT point)
     euler: bool  # ‖θ̃‖² = degree·Σλ
     layers: bool  # ‖u^(l)‖² = Σλ for every layer l
     units: bool | None  # ‖w_in‖² = ‖w_out‖² for every hidden unit (None: not asked, or not depth 2)
@@ -538,8 +539,9 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
     ‖w_j‖² = v_j² for every unit, all exact, at an exact KKT point."""
     first = kkt.kkt_check(model, theta, X, y)
     found = (first.status, bool(first.exact), first.message, tuple(first.multipliers))
-    if not (first.status == "kkt" and first.exact):
-        return Identities(*found, False, False, None, None)
+    refused = Identities(*found, None, False, False, None, None)
+    if not refused.kkt:
+        return refused
     total = E.canonical_number(sum(first.multipliers))
     theta = E.to_exact(theta)
     squared = E.dot(theta, theta)
@@ -548,7 +550,7 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
         balanced = unit_balance(model, theta)
     euler = E.sign(squared - (model.degree if degree is None else degree) * total) == 0
     layers = all(E.sign(v - total) == 0 for v in layer_norms(model, theta))
-    return Identities(*found, euler, layers, balanced, squared)
+    return Identities(*found, total, euler, layers, balanced, squared)
 
 
 def construction_identities(name: str | C.Source, degree_offset: int = 0, units: bool = False) -> Identities:

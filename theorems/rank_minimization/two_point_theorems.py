@@ -454,18 +454,22 @@ def event_certificate(radius_scale: int) -> Decision:
                                    [("1.575", "3.13"), (0, 1), (0, 1)], cells=(24, 2, 4), max_evaluations=60000)
     holds = True if certificate.certified else (False if certificate.witness is not None else None)
     # each margin's least value on the tightness grid (float64): how far each condition of E is from failing
-    grid = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
     least = {f"least_margin_{name}": float(np.min(margin))
-             for name, margin in zip(EVENT_MARGINS, event_margins(*grid, radius_scale, FLOAT))}
+             for name, margin in zip(EVENT_MARGINS, event_margins(*tightness_grid(), radius_scale, FLOAT))}
     return Decision(holds, certificate.description, {"evaluations": certificate.evaluations, **least},
                     event_tightness(radius_scale))
+
+
+def tightness_grid() -> list[np.ndarray]:
+    """(φ, ρ, τ) on a grid of the certificate's box, φ ∈ [1.575, 3.13], ρ ∈ (0, 1], τ ∈ (0, 1)."""
+    return np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
 
 
 def event_tightness(radius_scale: int) -> tuple:
     """How tight the bounds of E are on the exact limits of a grid of the certificate's box (φ, ρ ∈ (0, 1],
     τ ∈ (0, 1)), float64: each neuron's ‖w(∞)‖ against (ii), and the angle φ + 2δ of two mirrored neurons (each at
     angle δ from its input) against (i)."""
-    phi, rho, tau = np.meshgrid(np.linspace(1.575, 3.13, 24), np.linspace(0.25, 1.0, 4), np.linspace(0.05, 0.95, 10))
+    phi, rho, tau = tightness_grid()
     delta, norm_sq = deviation_and_norm(phi, rho * radius_scale, tau, FLOAT)
     norm, angle = np.sqrt(norm_sq), phi + 2 * delta
     low, high = thm3_angle_interval(phi)  # the certificate's bounds, on the angle
