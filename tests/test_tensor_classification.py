@@ -10,7 +10,10 @@ from numerics.symbolic import is_identically_zero
 from numerics.tensor_network import convolutional_tensor, diagonal_tensor
 from theorems.tensor_networks.classification import BALANCED_INIT, beta_problems, settles, turning
 from theorems.tensor_networks.classification_flow import (
+    LEVEL_RTOL,
+    MarginPath,
     decomposable_init,
+    init_with_beta,
     l1_instance,
     lambda_condition,
     log_levels,
@@ -26,7 +29,12 @@ from theorems.tensor_networks.classification_single_point import (
     small_filter_svd,
     tau_time_defects,
 )
-from theorems.tensor_networks.common import convolution_decomposition, diagonal_decomposition, shift_left
+from theorems.tensor_networks.common import (
+    Decomposition,
+    convolution_decomposition,
+    diagonal_decomposition,
+    shift_left,
+)
 from theorems.tensor_networks.experiment_classification import references
 
 vectors = st.lists(st.floats(-3, 3, allow_nan=False), min_size=3, max_size=7).map(np.array)
@@ -82,8 +90,10 @@ def test_a_gap_fading_like_one_over_ln_q_passes_on_the_ln_q_clock_and_a_plateau_
     assert not power_decay(levels, plateau, 0.02, -0.5, clock="ln Q").holds
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", range(6))
 def test_l1_instances_are_solved_by_their_reference_and_far_from_each_control(seed):
+    """Every returned instance meets each condition of l1_instance; at seeds 0, 2 and 4 the first draws do not
+    (a control gap below 0.06, or a support coordinate below a tenth of the largest), so these are redrawn."""
     decomposition = diagonal_decomposition(4, 2)
     others = {"ℓ2": beta_problems(4, l1=False)["ℓ2 max margin of β"]}
     instance = l1_instance(np.random.default_rng(seed), decomposition, 3, others=others)
@@ -92,6 +102,61 @@ def test_l1_instances_are_solved_by_their_reference_and_far_from_each_control(se
     gap = margin_gaps(instance.X, instance.y, np.eye(4), "l2", instance.reference)[0]
     assert gap == pytest.approx(instance.control_gaps["ℓ2"]) and gap >= 0.06
     assert instance.dual_gap >= 0.3
+    magnitude = np.abs(instance.reference)  # ρ* = β* here (S = I)
+    support = magnitude[magnitude > 1e-7 * magnitude.max()]
+    assert support.min() >= 0.1 * support.max()
+
+
+def test_l1_instance_reads_the_dual_certificate_on_the_coordinates_of_rho():
+    """With S of shape m × d (here 2 × 3: the network sees x_1, x_2 only), the data live in R^d and the dual
+    certificate u in R^m; with one coordinate (m = 1) there is no zero coordinate and the dual gap is 1, for real and
+    for complex S."""
+    S = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    instance = l1_instance(np.random.default_rng(0), Decomposition(S, (np.eye(2), np.eye(2))), 3)
+    assert instance.X.shape == (3, 3) and instance.reference.shape == (3,) and instance.reference[2] == 0.0
+    assert np.min(instance.y * (instance.X @ instance.reference)) == pytest.approx(1.0, rel=1e-9)
+    assert 0.3 <= instance.dual_gap <= 1.0
+    for S in (np.eye(1), np.array([[1j]])):
+        assert l1_instance(np.random.default_rng(1), Decomposition(S, (np.eye(1), np.eye(1))), 2).dual_gap == 1.0
+
+
+def test_l1_instance_redraws_an_socp_solve_with_a_duality_gap(monkeypatch):
+    """A complex-S solve reported 'solved' with a duality gap of 1e-6 (above 1e-8) is not used as a reference."""
+    import dataclasses
+
+    import theorems.tensor_networks.classification_flow as flow
+
+    solve, solves = flow.group_norm_problem, []
+
+    def first_loose(*args, **kwargs):
+        result = solve(*args, **kwargs)
+        solves.append(result)
+        return dataclasses.replace(result, gap=1e-6) if len(solves) == 1 else result
+
+    monkeypatch.setattr(flow, "group_norm_problem", first_loose)
+    instance = l1_instance(np.random.default_rng(2), Decomposition(np.array([[1j]]), (np.eye(1), np.eye(1))), 2)
+    assert len(solves) == 2 and instance.reference == pytest.approx(solves[1].solution)
+
+
+def test_init_with_beta_gives_real_directions_with_the_given_beta_or_refuses():
+    decomposition = convolution_decomposition(4, 2)
+    beta = np.random.default_rng(0).normal(size=4)
+    parts = init_with_beta(decomposition, beta, 1.5)
+    assert all(np.isrealobj(v) for v in parts)
+    np.testing.assert_allclose((decomposition.S.T @ decomposition.rho(parts)).real, beta, atol=1e-12)
+    np.testing.assert_allclose(np.abs(decomposition.transformed(parts)[0]), 1.5, rtol=1e-12)
+    imaginary = Decomposition(np.eye(1), (np.array([[1j]]), np.eye(1)))  # v̄_1 = η_1 / i: imaginary part 0.5
+    with pytest.raises(ValueError, match="real directions"):
+        init_with_beta(imaginary, np.ones(1), 0.5)
+
+
+def test_decomposable_init_accepts_a_draw_whose_lambda_equals_the_minimum():
+    """λ ≥ minimum_lambda, tie included: the first draw comes back when the minimum is that draw's own λ."""
+    decomposition = convolution_decomposition(4, 3)
+    first = decomposable_init(decomposition, np.random.default_rng(7), minimum_lambda=-np.inf)
+    tie = decomposable_init(decomposition, np.random.default_rng(7),
+                            minimum_lambda=lambda_condition(decomposition, first))
+    assert all(np.array_equal(a, b) for a, b in zip(first, tie))
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -130,6 +195,49 @@ def test_experiment_references_are_the_closed_forms():
     np.testing.assert_allclose(refs["convolutional"], [1 / 3, 1 / 3], atol=1e-12)
 
 
+def test_log_levels_are_two_per_decade_from_start_to_stop():
+    np.testing.assert_allclose(log_levels(10.0, 1000.0), [10.0, 10 ** 1.5, 100.0, 10 ** 2.5, 1000.0], rtol=1e-14)
+    np.testing.assert_allclose(log_levels(10.0, 1000.0, 1), [10.0, 100.0, 1000.0], rtol=1e-14)
+
+
+def test_a_level_counts_as_reached_within_its_relative_slack_only():
+    def path(last):
+        return MarginPath(np.array([1.0, last]), np.zeros((2, 2)), np.zeros(2), 0, True)
+
+    assert path(1e5 * (1 - LEVEL_RTOL / 10)).reached(1e5) and path(1e5).reached(1e5)
+    assert not path(1e5 * (1 - 10 * LEVEL_RTOL)).reached(1e5)
+    assert LEVEL_RTOL == 1e-9
+
+
+def _exact_loss_clock(level: float) -> float:
+    """d = 1 diagonal network on x = y = 1 from w = (1, ½): on the loss clock w' = (w_2, w_1), so
+    Q(s) = w_1 w_2 = ½ cosh 2s + (5/8) sinh 2s; the s at which Q(s) = level."""
+    import scipy.optimize
+
+    return scipy.optimize.brentq(lambda s: 0.5 * np.cosh(2 * s) + 0.625 * np.sinh(2 * s) - level, 0.0, 20.0,
+                                 xtol=1e-14)
+
+
+def test_run_to_margins_records_the_loss_clock_and_skips_levels_already_reached(monkeypatch):
+    import theorems.tensor_networks.classification_flow as flow
+
+    solve, settings_used = flow.GradientFlow.solve, []
+
+    def spy(self, *args, **kwargs):
+        settings_used.append((kwargs["rtol"], kwargs["max_evaluations"]))
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(flow.GradientFlow, "solve", spy)
+    model, X, y, start = diagonal_tensor(1, 2), np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5])
+    levels = [0.5, 3.0, 2.0, 40.0]  # Q(0) = ½ exactly, then one level below the last reached
+    path = run_to_margins(model, X, y, start, levels)
+    assert path.completed and len(path.thetas) == 3
+    np.testing.assert_allclose(path.levels, [0.5, 3.0, 40.0], rtol=1e-8)
+    assert path.clock[0] == 0.0
+    np.testing.assert_allclose(path.clock[1:], [_exact_loss_clock(3.0), _exact_loss_clock(40.0)], rtol=1e-7)
+    assert settings_used == [(1e-10, 100_000)] * 2  # the documented defaults, one solve per level not yet reached
+
+
 def test_run_to_margins_stops_at_each_level_cheaply():
     # d = 1 diagonal network on x = y = 1: L = e^{−w_1 w_2}, so −log L = w_1 w_2 at every recorded row
     model = diagonal_tensor(1, 2)
@@ -140,7 +248,7 @@ def test_run_to_margins_stops_at_each_level_cheaply():
     np.testing.assert_allclose(np.prod(path.thetas, axis=1), path.levels, rtol=1e-8)
     assert path.nfev < 3000
     stalled = run_to_margins(model, np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5]), [1e8], max_evaluations=50)
-    assert not stalled.completed
+    assert not stalled.completed and stalled.nfev == 51 and len(stalled.thetas) == 1  # the 51st was refused
 
 
 def _rotating(levels, angles):
@@ -222,6 +330,16 @@ def test_a_run_is_settled_only_when_both_s_and_u_have_stopped_moving() -> None:
     assert run(SETTLE_S, SETTLE_U).settled
     assert not run(2 * SETTLE_S, SETTLE_U / 2).settled  # s still moving
     assert not run(SETTLE_S / 2, 2 * SETTLE_U).settled  # u still turning
+
+
+def test_power_decay_fits_a_proxy_that_reaches_zero_and_accepts_an_exponent_at_its_ceiling() -> None:
+    levels = np.logspace(0, 8, 17)
+    vanishing = np.append(levels[:-1] ** -1.0, 0.0)  # an angle exactly 0 at the last level
+    decay = power_decay(levels, vanishing, 1e-6, -0.5)
+    assert decay.holds and np.isfinite(decay.exponent) and decay.exponent < -1.0
+    exponent = power_decay(levels, levels ** -0.3, 1.0, 0.0).exponent
+    assert power_decay(levels, levels ** -0.3, 1.0, exponent).holds  # p ≤ ceiling, tie included
+    assert not power_decay(levels, levels ** -0.3, 1.0, exponent - 1e-9).holds
 
 
 def test_power_decay_refuses_a_flow_that_stalled_before_the_last_level() -> None:

@@ -24,7 +24,7 @@ from numerics.losses import Objective
 from numerics.metrics import angle
 from numerics.tensor_network import LinearTensorNetwork
 from numerics.tolerances import above, at_least, at_most, below
-from numerics.trends import RateFit, fit_rate, is_monotone
+from numerics.trends import fit_rate
 from theorems.tensor_networks.common import Decomposition
 from verify import Decision, criterion
 
@@ -88,29 +88,6 @@ def residual_direction(model: LinearTensorNetwork, X: np.ndarray, y: np.ndarray,
     return u / np.linalg.norm(u)
 
 
-# -- direction trends ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DirectionTrend:
-    """Angles (radians) between β(θ(Q)) and a reference direction along a margin path."""
-
-    levels: np.ndarray
-    angles: np.ndarray
-    fit: RateFit  # angle ≈ c·Q^exponent over the levels ≥ fit_from
-    monotone: bool  # nonincreasing over the fitted levels (up to 1e-12 absolute)
-
-    @property
-    def final(self) -> float:
-        return float(self.angles[-1])
-
-
-def direction_trend(levels: np.ndarray, vectors: Sequence[np.ndarray], reference: np.ndarray,
-                    fit_from: float = 10.0) -> DirectionTrend:
-    angles = np.array([angle(v, reference) for v in vectors])
-    keep = levels >= fit_from
-    return DirectionTrend(levels, angles, fit_rate(levels[keep], np.maximum(angles[keep], 1e-300)),
-                          is_monotone(angles[keep], "decreasing", atol=1e-12))
-
-
 # -- finite-time proxies of limits -----------------------------------------------------------------------------
 RATE_CEILING = -0.1  # a proxy must visibly decay, at least like Q^(−0.1)
 LOG_RATE_CEILING = -0.5  # or, for a proxy that fades like 1/log Q, at least like (ln Q)^(−1/2)
@@ -158,24 +135,6 @@ def direction_limit(levels: np.ndarray, betas: np.ndarray, reference: np.ndarray
 
 
 # -- convex and stationarity references ---------------------------------------------------------------------
-def transformed_l1_reference(X: np.ndarray, y: np.ndarray, decomposition: Decomposition) -> np.ndarray:
-    """β* = S^T ρ* with ρ* the ℓ1 max-margin solution in the transformed coordinates (L = 2 of Theorem 2).
-
-    Real S: the LP min ‖ρ‖₁ s.t. y_i x_iᵀ S^T ρ ≥ 1, certified in exact arithmetic. Complex invertible S: the SOCP
-    min Σ_j |[S^{-T} β]_j| over real β (ρ = S^{-T} β).
-    """
-    S = decomposition.S
-    if np.isrealobj(S) or not np.any(S.imag):
-        reference = max_margin(X @ S.real.T, y, "l1")
-        if reference.status != "certified":
-            raise RuntimeError(f"ℓ1 reference not certified: {reference.message}")
-        return S.real.T @ reference.solution
-    reference = group_norm_problem(X, y, complex_l1_blocks(np.linalg.inv(S).T))
-    if reference.status != "solved" or above(abs(reference.gap), 1e-8):
-        raise RuntimeError(f"SOCP reference failed: {reference.message}")
-    return reference.solution
-
-
 def l2_reference(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The ℓ2 max-margin classifier (hard-margin SVM without intercept), certified."""
     reference = max_margin(X, y, "l2")
@@ -195,22 +154,18 @@ class Stationarity:
 
 
 def lp_stationarity(rho: np.ndarray, decomposition: Decomposition, X: np.ndarray, y: np.ndarray, depth: int,
-                    active_tol: float = 1e-3, support_tol: float = 1e-3,
-                    support: Sequence[int] | None = None) -> Stationarity:
+                    support: Sequence[int], active_tol: float = 1e-3) -> Stationarity:
     """The paper's KKT conditions (App. D.1.2) for ℓ_{2/L}: on supp ρ, (2/L)|ρ_j|^{2/L−1} e^{i arg ρ_j} equals
     [S^* Σ_i μ_i y_i x_i]_j with μ ≥ 0 supported on the active margins (up to scaling).
 
-    Active margins are those within ``active_tol`` of the minimum, the support the coordinates above
-    ``support_tol``·max|ρ_j| (or the given ``support``); the multipliers come from NNLS on the real and imaginary
-    parts.
+    Active margins are those within ``active_tol`` of the minimum; ``support`` is the caller's (read off the flow's
+    settled directions); the multipliers come from NNLS on the real and imaginary parts.
     """
     margins = y * (X @ (decomposition.S.T @ rho)).real
     rho = rho / margins.min()
     margins = margins / margins.min()
     active = tuple(int(i) for i in np.flatnonzero(at_most(margins, 1 + active_tol)))
     magnitude = np.abs(rho)
-    if support is None:
-        support = tuple(int(j) for j in np.flatnonzero(at_least(magnitude, support_tol * magnitude.max())))
     support = tuple(support)
     p = 2.0 / depth
     target = p * magnitude[list(support)] ** (p - 1) * np.exp(1j * np.angle(rho[list(support)]))
