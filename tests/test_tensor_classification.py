@@ -317,6 +317,10 @@ def test_settled_support_needs_both_a_visible_and_a_steady_coordinate() -> None:
     rhos = np.array([[1.0, steady_tiny, shrinking, 0.3],
                      [1.0, steady_tiny, shrinking * SUPPORT_SHRINK / 2, 0.3]])
     assert settled_support(rhos, floor) == (0, 3)
+    # both thresholds include their edge (a share exactly 1e-3, the default floor; a share exactly SUPPORT_SHRINK of
+    # where it started), and a coordinate that is 0 throughout is never in the support
+    edges = np.array([[1.0, 1e-3, 1.0, 0.0], [1.0, 1e-3, SUPPORT_SHRINK, 0.0]])
+    assert settled_support(edges) == (0, 1, 2)
 
 
 def test_a_run_is_settled_only_when_both_s_and_u_have_stopped_moving() -> None:
@@ -365,3 +369,70 @@ def test_kkt_stationarity_refuses_a_flow_that_stalled_before_the_last_level() ->
     assert not stalled.holds and "stalled" in stalled.decision.detail
     off = np.array([[1.0, 0.5], [1.0, 0.5]])
     assert not kkt_stationary(off, (0, 1), decomposition, X, y, 2, 1e-6).holds
+
+
+def _unit_directions(phis):
+    return np.array([[np.cos(p), np.sin(p)] for p in phis])
+
+
+def test_settles_reads_the_two_decades_before_q_end_and_their_resolution():
+    """levels (2, 20, 200): D_1 = angle over (2, 20], D_2 over (20, 200], resolution L·rtol·((2 + 20) + (20 + 200))."""
+    levels = np.array([2.0, 20.0, 200.0])
+
+    def decide(phis, end=200.0, grid=levels, rtol=1e-10):
+        return settles(grid, _unit_directions(phis), end, 0.02, rtol, True, 2).decision
+
+    moving = decide([0.0, 0.1, 0.01])  # D_2/D_1 = 0.9: tail 0.81 rad
+    assert moving.holds is False and moving.figures["ratio"] == pytest.approx(0.9)
+    assert moving.figures["extrapolated_tail_rad"] == pytest.approx(0.81)
+    assert moving.figures["resolution_rad"] == pytest.approx(2 * 1e-10 * 242, rel=1e-12)
+    stopping = decide([0.0, 0.1, 0.101])  # ratio 0.01: tail ≈ 1e-5 rad
+    assert stopping.holds is True and stopping.figures["extrapolated_tail_rad"] < 2e-5
+    assert decide([0.0, 0.1, 0.01], grid=np.array([2.0, 20.0, 199.0]), end=199.0).holds is None  # < two decades
+    still = decide([0.0, 0.0, 0.0])  # no movement at all: ratio 0, nothing left
+    assert still.holds is True and still.figures["ratio"] == 0.0 and still.figures["extrapolated_tail_rad"] == 0.0
+    started = decide([0.0, 0.0, 0.5])  # still over the earlier decade, moving in the last: no geometric tail
+    assert started.holds is False and started.figures["ratio"] == float("inf")
+    # the resolution sums the steps within the two decades up to Q_end, not a level beyond either end
+    wider = np.array([1.99, 2.0, 20.0, 200.0, 300.0, 2000.0])
+    window = decide([0.0, 0.0, 0.1, 0.01, 0.0, 0.0], end=200.0, grid=wider)
+    assert window.figures["resolution_rad"] == pytest.approx(2 * 1e-10 * 242, rel=1e-12)
+    assert window.figures["Q_end"] == 200.0
+    below = decide([0.0, 0.1, 0.101], rtol=1e-3)  # 0.101 rad in all, below 2·1e-3·242 = 0.484: not resolved
+    assert below.holds is True and "below the resolution" in below.detail
+    exact = decide([0.0, 0.0, 0.0], rtol=0.0)  # no movement at zero resolution: resolved needs movement > resolution
+    assert exact.holds is True and "below the resolution" in exact.detail
+
+
+def test_loss_bound_criteria_at_their_edges():
+    """A run whose loss equals the bound at every checkpoint does not exceed it (ratio 1 ≤ 1 + 1e-6), one 2e-6 above
+    does; a run with ‖∇L‖² = c L² exactly meets the differential inequality, 1e-6 below does not."""
+    from theorems.tensor_networks.classification import LossBoundRun, bound_exceeded, differential_inequality
+
+    times = np.array([0.0, 1.0, 3.0])
+    losses = 1.0 / (1.0 + times)  # L(0)/(1 + ct) with c = 1: the printed bound itself
+
+    def run(scale=1.0, rates=1.0):
+        return LossBoundRun("r", 1.0, times, losses * np.array([1.0, scale, scale]), rates * losses ** 2)
+
+    assert not bound_exceeded((run(),), "printed")
+    assert bound_exceeded((run(1 + 2e-6),), "printed")
+    assert differential_inequality((run(),), 2)
+    assert not differential_inequality((run(rates=1 - 1e-6),), 2)
+
+
+def test_lambda_positive_refuses_a_draw_with_lambda_exactly_zero():
+    from theorems.tensor_networks.classification import lambda_positive
+
+    decomposition = diagonal_decomposition(1, 2)  # λ = a² − b² for the layers (a), (b)
+    assert lambda_positive(decomposition, np.array([[[1.0], [0.5]]]))
+    tied = lambda_positive(decomposition, np.array([[[1.0], [0.5]], [[1.0], [1.0]]]))
+    assert not tied and tied.decision.figures["draws_with_lambda_le_0"] == 1
+
+
+def test_loss_falls_accepts_a_loss_equal_to_its_threshold():
+    from theorems.tensor_networks.classification import loss_falls
+
+    model, X, y, theta0 = diagonal_tensor(1, 2), np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5])
+    value = loss_falls(model, X, y, theta0, 2.0, np.inf).decision.figures["final_loss"]
+    assert loss_falls(model, X, y, theta0, 2.0, value) and not loss_falls(model, X, y, theta0, 2.0, value * (1 - 1e-9))

@@ -173,3 +173,22 @@ def test_random_initial_layers_have_the_sizes_of_the_tensor_modes() -> None:
     U = tuple(np.linalg.qr(rng.normal(size=(k, k)))[0][:, :2] for k in (3, 4))
     parts = decomposable_init(Decomposition(rng.normal(size=(2, 2)), U), rng)
     assert [part.shape for part in parts] == [(3,), (4,)]
+
+
+def test_shifts_act_along_the_last_axis_only() -> None:
+    from theorems.tensor_networks.common import shift_left, shift_right
+
+    rows = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(shift_left(rows), [[1.0, 2.0, 0.0], [4.0, 5.0, 3.0]])
+    np.testing.assert_array_equal(shift_right(rows), [[2.0, 0.0, 1.0], [5.0, 3.0, 4.0]])
+
+
+def test_a_decomposition_with_a_complex_data_tensor_has_no_real_network() -> None:
+    """M(x) for S = U_1 = I and U_2 = diag(1, 1 + 1e-6 i) has imaginary entries 1e-6: refused at the default 1e-12,
+    accepted when the caller allows 1e-5; the diagonal decomposition's tensor is real."""
+    skewed = Decomposition(np.eye(2), (np.eye(2), np.diag([1.0, 1.0 + 1e-6j])))
+    with pytest.raises(ValueError, match="complex data tensor"):
+        skewed.network()
+    assert skewed.network(atol=1e-5).basis.shape == (2, 2, 2)
+    real = Decomposition(np.eye(2), (np.eye(2), np.eye(2))).network()
+    np.testing.assert_array_equal(real.basis[1], np.diag([0.0, 1.0]))

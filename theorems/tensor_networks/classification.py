@@ -179,7 +179,8 @@ def _record_stationarity(ctx: Context, label: str, model: LinearTensorNetwork, d
     Control: the same criterion over the decade ending at Q = 10 (a shifted point)."""
     rhos = np.array([decomposition.rho(model.split(theta)) for theta in path.thetas[1:]])
     levels = path.levels[1:]
-    last = settled_support(rhos[levels >= levels[-1] / 10.5])
+    window = levels >= levels[-1] / 10.5  # the last decade (levels are half a decade apart; 10.5: rounding)
+    last = settled_support(rhos[window])
     residuals = np.array([lp_stationarity(rho, decomposition, X, y, depth, support=last).residual for rho in rhos])
     ctx.support(label, "trend", kkt_stationary(rhos, last, decomposition, X, y, depth, STATIONARITY_TOLERANCE,
                                                path.completed),
@@ -187,7 +188,8 @@ def _record_stationarity(ctx: Context, label: str, model: LinearTensorNetwork, d
                 "by NNLS on the active margins) at the last two levels, on the support settled over the last decade "
                 "(coordinates still shrinking relative to max|ρ| are leaving it); a stationary point, not claimed to "
                 "be a global minimum; on a one-point support the condition only says that the other coordinates "
-                "vanish (the local subdifferential of |ρ_j|^(2/L) at 0 is unbounded)", {"nfev": path.nfev},
+                "vanish (the local subdifferential of |ρ_j|^(2/L) at 0 is unbounded)",
+                {"nfev": path.nfev, "support_window_from_Q": float(levels[window][0])},
                 plot=line(f"{label}: KKT residual of the ℓ(2/{depth}) problem on the final support",
                           {"residual": (levels, np.maximum(residuals, 1e-17))}, xlabel="Q = −log L",
                           ylabel="relative residual", xscale="log", yscale="log",
