@@ -461,3 +461,17 @@ def test_float_assumptions_allow_rounding_and_nothing_more() -> None:
         assert satisfies_assumption1(Y) is unit, stretch
         X = np.array([[1.0, 0.0], [-0.6 * stretch, 0.8 * stretch]])
         assert satisfies_assumption2(X) is unit, stretch
+
+
+def test_sector_rays_bound_the_sectors_and_refuse_parallel_inputs() -> None:
+    """Obtuse inputs: both sectors have the angle φ (and not π − φ); orthogonal inputs (φ = π/2): cos ∠(d_j, s_j) = 0
+    = x_1ᵀx_2 but x_j lies on a ray (a zero coefficient), so the sector is not the open one the test asks for;
+    parallel inputs have no sectors."""
+    from theorems.rank_minimization.two_point_setting import sector_angle_is_phi, sector_rays
+
+    obtuse = E.to_exact([[1, 0], [-1, 1]])
+    assert sector_angle_is_phi(obtuse, 1) and not sector_angle_is_phi(obtuse, -1)
+    assert not sector_angle_is_phi(E.to_exact([[1, 0], [0, 1]]), 1)
+    for j in (0, 1):
+        with pytest.raises(ValueError, match="parallel"):
+            sector_rays(E.to_exact([[1, 2], [-2, -4]]), j)

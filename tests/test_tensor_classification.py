@@ -27,6 +27,7 @@ from theorems.tensor_networks.classification_single_point import (
     separated_spectrum,
     small_filter_prediction,
     small_filter_svd,
+    spectral_ratio,
     tau_time_defects,
 )
 from theorems.tensor_networks.common import (
@@ -189,6 +190,11 @@ def test_tau_time_closed_form():
 
 
 def test_experiment_references_are_the_closed_forms():
+    from theorems.tensor_networks.common import dft_matrix
+    from theorems.tensor_networks.experiment_classification import DFT2
+
+    np.testing.assert_allclose(DFT2 / np.sqrt(2), dft_matrix(2), atol=1e-15)  # the LP's coordinates are √2 F z
+    np.testing.assert_allclose(DFT2 @ DFT2 / 2, np.eye(2), atol=0)  # z = T u / 2 inverts u = T z
     refs = references()
     np.testing.assert_allclose(refs["fully connected"], [0.2, 0.4], atol=1e-12)
     np.testing.assert_allclose(refs["diagonal"], [0.0, 0.5], atol=1e-12)
@@ -436,3 +442,25 @@ def test_loss_falls_accepts_a_loss_equal_to_its_threshold():
     model, X, y, theta0 = diagonal_tensor(1, 2), np.ones((1, 1)), np.ones(1), np.array([1.0, 0.5])
     value = loss_falls(model, X, y, theta0, 2.0, np.inf).decision.figures["final_loss"]
     assert loss_falls(model, X, y, theta0, 2.0, value) and not loss_falls(model, X, y, theta0, 2.0, value * (1 - 1e-9))
+
+
+def test_spectral_ratio_and_separation_read_the_largest_value_below_the_top():
+    from theorems.tensor_networks.classification_single_point import SPECTRAL_GAP
+
+    tied = np.array([3.0, 3.0 * (1 - 1e-12), 1.5])  # the first two tie within 1e-9 relative
+    assert spectral_ratio(tied) == pytest.approx(0.5, rel=1e-12) and spectral_ratio(np.array([2.0, 2.0])) == 0.0
+    assert separated_spectrum(np.array([2.0, 2.0]))
+    close_second = np.array([1.0, (1 + SPECTRAL_GAP) / 2, 0.01])  # s_2 above the gap, s_3 far below it
+    assert not separated_spectrum(close_second) and separated_spectrum(np.array([1.0, SPECTRAL_GAP / 2, 0.01]))
+
+
+def test_experiment_criteria_at_their_edges():
+    from theorems.tensor_networks.experiment_classification import angular_spread, small_loss, spread_exceeds
+
+    e1, e2 = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    assert angular_spread([e1]) == 0.0 and angular_spread([]) == 0.0
+    assert angular_spread([e1, e2, -e2]) == pytest.approx(np.pi)
+    assert small_loss(np.array([1e-6, 1e-5]), 1e-5) and not small_loss(np.array([1e-6, 2e-5]), 1e-5)
+    spread = angular_spread([e1, e2])
+    assert not spread_exceeds({"a": np.array([e1, e2])}, spread)  # more than the threshold: a tie is not
+    assert spread_exceeds({"a": np.array([e1, e2]), "b": np.array([e1])}, spread * (1 - 1e-9))

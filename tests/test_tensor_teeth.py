@@ -192,3 +192,34 @@ def test_a_decomposition_with_a_complex_data_tensor_has_no_real_network() -> Non
     assert skewed.network(atol=1e-5).basis.shape == (2, 2, 2)
     real = Decomposition(np.eye(2), (np.eye(2), np.eye(2))).network()
     np.testing.assert_array_equal(real.basis[1], np.diag([0.0, 1.0]))
+
+
+def test_decomposition_defect_measures_each_part_of_assumption_1() -> None:
+    """Exact decompositions have no defect; U with a zero column (m = 3 > k = 2) is off orthonormality by 1 and
+    breaks m ≤ k_l by 1; one coordinate (m = d = 1) in a 2 × 2 tensor meets every size condition."""
+    from theorems.tensor_networks.encodings import decomposition_defect
+
+    exact = decomposition_defect(diagonal_tensor(2, 2), Decomposition(np.eye(2), (np.eye(2), np.eye(2))))
+    assert exact == {"tensor": 0.0, "orthonormal": 0.0, "rank_deficit": 0.0, "size_violation": 0.0}
+    padded = np.eye(2, 3)
+    tall = decomposition_defect(diagonal_tensor(2, 2), Decomposition(np.eye(3, 2), (padded, padded)))
+    assert tall == {"tensor": 0.0, "orthonormal": 1.0, "rank_deficit": 0.0, "size_violation": 1.0}
+    corner = LinearTensorNetwork(np.array([[[1.0, 0.0], [0.0, 0.0]]]))  # M(x) = x e_1 ⊗ e_1
+    e1 = np.array([[1.0], [0.0]])
+    assert decomposition_defect(corner, Decomposition(np.eye(1), (e1, e1)))["size_violation"] == 0.0
+    deficient = decomposition_defect(diagonal_tensor(2, 2), Decomposition(np.diag([1.0, 0.0]), (np.eye(2), np.eye(2))))
+    assert deficient["rank_deficit"] == 1.0
+
+
+def test_forms_differ_needs_a_difference_that_excludes_zero() -> None:
+    """With φ linear the two forms are the same exact integer (the ball [0 ± 0]): they do not differ; with the
+    sigmoid on the diagonal network they do (φ(0) = ½ on the structural zeros), here by 0.0382 ± 1.5e-8."""
+    from numerics.networks import diagonal
+    from theorems.tensor_networks.encodings import forms_differ
+
+    model, network = diagonal_tensor(3, 3), diagonal(3, 3, "linear")
+    theta, x = np.array([-2, 2, 3, 1, -3, 1, 2, -2, -3]), np.array([2, 1, 2])
+    assert not forms_differ(model, network, theta, x, "linear")
+    differ = forms_differ(model, network, theta, x, "sigmoid")
+    assert differ and differ.decision.figures["tensor_form"] - differ.decision.figures["network"] == pytest.approx(
+        0.0382020, abs=1e-6)

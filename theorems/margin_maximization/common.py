@@ -163,6 +163,11 @@ def built(src: Source) -> Construction:
     return load_construction(src.doc)
 
 
+def resolve(name: str | Source) -> Construction:
+    """The construction of a paper file (by name) or of a source, validated."""
+    return construction(name) if isinstance(name, str) else built(name)
+
+
 def _property_result(src: Source, prop: str) -> Any:
     name, _, occurrence = prop.partition(" #")
     return result(checked(src), name, occurrence=int(occurrence) - 1 if occurrence else 0)

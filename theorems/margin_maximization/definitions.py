@@ -555,7 +555,7 @@ def kkt_identities(model: Network, theta: np.ndarray, X: np.ndarray, y: np.ndarr
 
 def construction_identities(name: str | C.Source, degree_offset: int = 0, units: bool = False) -> Identities:
     """kkt_identities at a construction's point, with degree L + ``degree_offset``."""
-    c = C.construction(name) if isinstance(name, str) else C.built(name)
+    c = C.resolve(name)
     return kkt_identities(c.model, c.theta, c.X, c.Y, c.model.degree + degree_offset, units)
 
 
@@ -652,7 +652,7 @@ def same_multipliers(name: str | C.Source) -> bool:
     """The exact multipliers λ of Problem (2) at a construction's KKT point make every layer stationary for its
     Problem (4): u^(l) = Σ_i λ_i y_i ∂Φ/∂u^(l) exactly (feasibility and complementary slackness are the same
     constraints). The layer problem may have other multipliers as well (several samples can share a gradient)."""
-    c = C.construction(name) if isinstance(name, str) else C.built(name)
+    c = C.resolve(name)
     found = kkt_identities(c.model, c.theta, c.X, c.Y)
     if not found.kkt:
         return False

@@ -514,10 +514,12 @@ def sector_rays(X: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
     rotate = np.array([[0, -1], [1, 0]], dtype=object)
     own, other = X[j], X[1 - j]
     d, s = rotate @ own, rotate @ other
+    if E.sign(d @ other) == 0:  # d·x_k = ±det X = −s·x_j: zero exactly when the inputs are parallel
+        raise ValueError("x_1 and x_2 are parallel: the sectors S_1, S_2 are empty")
     return (-d if E.sign(d @ other) > 0 else d), (-s if E.sign(s @ own) < 0 else s)
 
 
-def sector_angle_is_phi(X: np.ndarray, sign: int = 1) -> bool:
+def sector_angle_is_phi(X: np.ndarray, sign: int) -> bool:
     """cos ∠(d_j, s_j) = sign · x_1ᵀx_2 exactly (sign = −1: the angle π − φ, a control) and x_j = αd_j + βs_j
     with α, β > 0 (x_j ∈ S_j° lies between the rays,
     so the sector is the convex one and its angle is ∠(d_j, s_j) = φ), for j = 1, 2."""

@@ -571,6 +571,9 @@ THM3_LEMMA6 = "r_3(φ) < 1/2 and Lemma 6's intervals at ‖w_i(0)‖ ≤ r_3 giv
 THM3_SECTORS = "α(S_i) = φ, so Pr[one neuron per open sector] = 2(φ/2π)² (five exact datasets)"
 
 
+R3_CEILING = sympy.Rational(1, 2)  # Eq. (17) needs r_3(φ) < 1/2
+
+
 @criterion("cos(φ − π/2) = sin φ, arcsin(sin v) = v on (0, π/2), sin(π/8) − sin(π/8 − v) > 0 and the ball bound")
 def lemma6_simplifies(radius_constant: sympy.Expr) -> Decision:
     """The steps of Eq. (17) with r_3 = ``radius_constant``·sin((π − φ)/4) (the paper: √3/2)."""
@@ -586,12 +589,13 @@ def lemma6_simplifies(radius_constant: sympy.Expr) -> Decision:
     with flint_ctx.workprec(BALL_BITS):
         constant_ball = arb(str(sympy.N(radius_constant, 30)))
         peak = constant_ball * (arb.pi() / 8).sin()
-        below_half = bool(peak < arb(1) / 2)
+        below_half = bool(peak < arb(R3_CEILING.p) / R3_CEILING.q)
     detail = (f"cos(φ − π/2) = sin φ: {shift.description}; branch: {branch.description}; (2/√3)·constant = 1: "
-              f"{constant.description}; {increasing.description}; constant·sin(π/8) < 1/2: {below_half} (ball {peak}, "
-              f"{BALL_BITS} bits)")
+              f"{constant.description}; {increasing.description}; constant·sin(π/8) < {R3_CEILING}: {below_half} "
+              f"(ball {peak}, {BALL_BITS} bits)")
     phis = np.linspace(np.pi / 2, np.pi, 65)[1:-1]  # tightness on φ ∈ (π/2, π)
-    record = tightness("r_3(φ) ≤ (√3/2) sin((π − φ)/4) < 1/2", float(radius_constant) * np.sin((np.pi - phis) / 4), 0.5)
+    record = tightness(f"r_3(φ) ≤ (√3/2) sin((π − φ)/4) < {R3_CEILING}",
+                       float(radius_constant) * np.sin((np.pi - phis) / 4), float(R3_CEILING))
     if constant.refuted or shift.refuted or branch.refuted:
         return Decision(False, detail, tightness=record)
     holds = shift.proved and branch.proved and constant.proved and increasing.sign == 1 and below_half

@@ -42,12 +42,15 @@ PAPER_FINAL_LOSS = 1e-5  # "all experiments reached L ≲ 1e-5"
 Q_MAX = 1e6  # the convolutional limit has two tied support vectors: the loss-clock flow stiffens like Q
 
 
+DFT2 = np.array([[1.0, 1.0], [1.0, -1.0]])  # √2 F for d = 2: ‖Fz‖₁ = ‖DFT2 z‖₁/√2
+
+
 def references() -> dict[str, np.ndarray]:
     """Certified max-margin classifiers: ℓ2 (fully connected), ℓ1 (diagonal) and DFT-domain ℓ1 (convolutional).
 
-    DFT-ℓ1 with d = 2: ‖Fz‖₁ = ‖Tz‖₁/√2 with T = [[1, 1], [1, −1]]; the LP runs in u = Tz (z = Tu/2).
+    DFT-ℓ1 with d = 2: ‖Fz‖₁ = ‖Tz‖₁/√2 with T = DFT2 = [[1, 1], [1, −1]]; the LP runs in u = Tz (z = Tu/2).
     """
-    T = np.array([[1.0, 1.0], [1.0, -1.0]])
+    T = DFT2
     results = {"fully connected": max_margin(X, Y, "l2"), "diagonal": max_margin(X, Y, "l1"),
                "convolutional": max_margin(X @ T / 2, Y, "l1")}
     if any(result.status != "certified" for result in results.values()):
