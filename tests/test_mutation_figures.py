@@ -28,13 +28,19 @@ def _result(figures: dict, detail: str = "d") -> ClaimResult:
 
 def test_reported_figures_leave_timings_out_and_keep_what_the_report_shows() -> None:
     shown = reported_figures(_result({"rate": 0.5, "seconds": 3.0, "cpu_seconds": 2.0, "wall": 1.0, "steps": 7}))
-    assert shown == {"0 bound": {"passed": True, "figures": {"rate": 0.5, "steps": 7}, "detail": "d"}}
+    assert shown == {"0 bound": {"passed": True, "figures": {"rate": 0.5, "steps": 7}, "detail": "d", "kind": "exact",
+                                 "role": "proof", "conclusion": ""}}
     # the criterion text and its arguments are shown under the item, so they count too
     item = Evidence("bound", EvidenceKind.NUMERIC, Role.SUPPORT, True, "d", criterion="gap ≤ 10× the error",
                     arguments={"runs": "3 flows"})
     shown = reported_figures(ClaimResult("x.claim", Verdict.CONFIRMED, Verdict.CONFIRMED, 1.0, (item,)))
     assert shown["0 bound"]["criterion"] == "gap ≤ 10× the error"
     assert shown["0 bound"]["arguments"] == {"runs": "3 flows"}
+    # so does the conclusion an item is evidence for: filed under another one, the report reads differently
+    moved = [reported_figures(ClaimResult("x.claim", Verdict.CONFIRMED, Verdict.CONFIRMED, 1.0, (
+        Evidence("bound", EvidenceKind.NUMERIC, Role.SUPPORT, True, "d", conclusion=name),)))
+        for name in ("(i)", "(ii)")]
+    assert mutation.claims_figure_change({"x@quick:0": moved[0]}, {"x@quick:0": moved[1]}) is not None
 
 
 def test_figure_change_names_the_first_difference() -> None:

@@ -475,3 +475,12 @@ def test_sector_rays_bound_the_sectors_and_refuse_parallel_inputs() -> None:
     for j in (0, 1):
         with pytest.raises(ValueError, match="parallel"):
             sector_rays(E.to_exact([[1, 2], [-2, -4]]), j)
+
+
+def test_the_number_systems_agree_on_a_fraction() -> None:
+    """num(p, q) is p/q in every number system the formulas run in (floats, mpmath, exact, balls)."""
+    from theorems.rank_minimization.two_point_common import BALL, EXACT, FLOAT, MPMATH
+
+    assert FLOAT.num(3, 4) == 0.75 and MPMATH.num(3, 4) == mpmath.mpf(3) / 4 and EXACT.num(3, 4) == sympy.Rational(3, 4)
+    assert BALL.num(3, 4).contains(arb(3) / 4) and BALL.num(3, 4).rad() == 0
+    assert [f.num(5) for f in (FLOAT, MPMATH, EXACT)] == [5, 5, 5]

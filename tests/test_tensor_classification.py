@@ -190,8 +190,7 @@ def test_tau_time_closed_form():
 
 
 def test_experiment_references_are_the_closed_forms():
-    from theorems.tensor_networks.common import dft_matrix
-    from theorems.tensor_networks.experiment_classification import DFT2
+    from theorems.tensor_networks.common import DFT2, dft_matrix
 
     np.testing.assert_allclose(DFT2 / np.sqrt(2), dft_matrix(2), atol=1e-15)  # the LP's coordinates are √2 F z
     np.testing.assert_allclose(DFT2 @ DFT2 / 2, np.eye(2), atol=0)  # z = T u / 2 inverts u = T z
@@ -464,3 +463,30 @@ def test_experiment_criteria_at_their_edges():
     spread = angular_spread([e1, e2])
     assert not spread_exceeds({"a": np.array([e1, e2])}, spread)  # more than the threshold: a tie is not
     assert spread_exceeds({"a": np.array([e1, e2]), "b": np.array([e1])}, spread * (1 - 1e-9))
+
+
+@pytest.mark.parametrize("settles_at", [1, 3, None])
+def test_theorem1_redraws_until_a_flow_settles_or_the_draws_run_out(monkeypatch, settles_at):
+    """Flows whose s keeps changing over the last decade are set aside and redrawn: the first settled one is used, or
+    the last of THM1_DRAWS draws when none settles (its set-aside predecessors reported with it)."""
+    import theorems.tensor_networks.classification as classification
+
+    draws = []
+
+    def fake_run(model, X, y, theta0, levels, rtol, max_evaluations):
+        draws.append(max_evaluations)
+        return MarginPath(np.array([0.5, 1.0, 9.5, 10.0, 100.0]), np.zeros((5, model.n_params)), np.zeros(5), 0, True)
+
+    def fake_residuals(model, X, y, thetas):
+        assert len(thetas) == 2  # the last decade: Q = 10 and 100, not 9.5
+        settled = settles_at is not None and len(draws) == settles_at
+        return np.array([1.0, 1.0 if settled else 2.0]), None
+
+    monkeypatch.setattr(classification, "run_to_margins", fake_run)
+    monkeypatch.setattr(classification, "singular_residuals", fake_residuals)
+    monkeypatch.setattr(classification, "residual_direction", lambda model, X, y, theta: np.array([1.0, 0.0]))
+    run = classification._settled_run(diagonal_tensor(2, 2), np.random.default_rng(0), np.array([1.0, 10.0, 100.0]))
+    expected = settles_at or classification.THM1_DRAWS
+    assert len(draws) == expected and len(run.redrawn) == expected - 1
+    assert run.settled == (settles_at is not None) and run.redrawn == ((1.0, 0.0),) * (expected - 1)
+    assert set(draws) == {classification.THM1_EVALUATIONS}

@@ -236,3 +236,34 @@ def test_losses_vanish_refuses_a_loss_that_rises_on_the_way() -> None:
     rising = np.array([1.0, 2.0, 1e-10, 1e-25])
     assert losses_vanish(R.Bundle([falling]), 1e-20).holds
     assert not losses_vanish(R.Bundle([falling, rising]), 1e-20).holds
+
+
+def test_alignment_bound_at_ratio_one_and_with_a_zero_last_layer() -> None:
+    """W_1 = diag(2, 1) (top right vector e_1), W_2 = diag(1, 2) (top left vector e_2, s = 2): 1 − (v_1ᵀu_2)² = 1
+    against α²G_1/s² = G_1/4, a ratio of exactly 1 for G_1 = 4 (holds, the bound is tight) and 2 for G_1 = 2 (fails);
+    a last layer w_L = 0 has no direction and is left out of (94)."""
+    from theorems.tensor_networks.regression_fully_connected import alignment_holds, product
+
+    layers = [np.diag([2.0, 1.0]), np.diag([1.0, 2.0])]
+
+    def runs(g1: float, last: np.ndarray) -> list[dict]:
+        return [{"G": [g1, 1.0], "alpha": 1.0, "layers": [layers], "last": [last]}]
+
+    tight = alignment_holds(runs(4.0, np.zeros(2)), 2)
+    assert tight and [record.bound[:4] for record in tight.decision.tightness] == ["(93)"]  # no (94) record
+    assert tight.decision.tightness[0].tightest == 1.0
+    assert not alignment_holds(runs(2.0, np.zeros(2)), 2)
+    np.testing.assert_array_equal(product(layers[:1]), layers[0])  # one layer: the product is that layer
+    np.testing.assert_array_equal(product(layers), np.diag([2.0, 2.0]))
+
+
+def test_compact_svd_drops_singular_values_below_its_relative_cutoff() -> None:
+    """1000·u vᵀ + 1e-10·u' v'ᵀ: singular values 1000 and 1e-10 (and a rounding-level third); the cutoff 1e-12·s_1 =
+    1e-9 keeps the first only, a cutoff of 1e-13 relative keeps the second as well."""
+    from theorems.tensor_networks.regression_oracles import compact_svd
+
+    e = np.eye(3)
+    matrix = 1000.0 * np.outer(e[0], e[1]) + 1e-10 * np.outer(e[1], e[2])
+    U, s, V = compact_svd(matrix)
+    assert s.tolist() == [1000.0] and U.shape == (3, 1) and V.shape == (3, 1)
+    assert compact_svd(matrix, 1e-14)[1].tolist() == [1000.0, 1e-10]

@@ -137,6 +137,12 @@ def test_forgets_direction_refuses_a_spread_that_rises_once() -> None:
     assert two_layer.forgets_direction(alphas, nus, limits(steady), *args[1:]).decision.holds
     decision = two_layer.forgets_direction(alphas, nus, limits(bumped), *args[1:]).decision
     assert not decision.holds and decision.figures["spread_rate"] >= decision.figures["min_spread_rate"]
+    # one singular value: nothing to forget against, the predicted rate is 1 (share·1 required)
+    single_value = two_layer.forgets_direction(alphas, nus, limits(steady), 1.0, np.array([3.0]), 0.1).decision
+    assert single_value.figures["predicted_rate"] == 1.0 and single_value.figures["min_spread_rate"] == 0.5
+    # the fitted exponent may equal the required one: share chosen so that share·(1 − s_2/s_1) is that exponent
+    rate = single_value.figures["spread_rate"]
+    assert two_layer.forgets_direction(alphas, nus, limits(steady), 1.0, np.array([3.0]), 0.1, rate).decision.holds
 
 
 # -- (75): each of the two identities must be proved -------------------------------------------------------------

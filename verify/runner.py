@@ -114,14 +114,16 @@ def _timing(name: str) -> bool:
 def reported_figures(result: ClaimResult) -> dict[str, Any]:
     """What a claim's report shows as numbers, keyed by evidence item (its position and name): each item's outcome,
     figures (timings left out: they differ run to run), criterion text (it states the tolerances and factors the
-    criterion applies), tightness records and plot data, and each conclusion's verdict. Two runs of the same claim
-    at the same profile and seed give equal values; ``verify bench teeth`` compares a mutant's against the
-    original's, so a change a reviewer would see in the report counts."""
+    criterion applies), tightness records and plot data, its kind, role and the conclusion it is evidence for (a
+    mutant that files an item under another conclusion changes the report), and each conclusion's verdict. Two runs
+    of the same claim at the same profile and seed give equal values; ``verify bench teeth`` compares a mutant's
+    against the original's, so a change a reviewer would see in the report counts."""
     shown: dict[str, Any] = {f"conclusion {c.name}": c.verdict.value for c in result.conclusions}
     for index, item in enumerate(result.evidence):
         data = item.to_json()
         entry = {"passed": data["passed"], "figures": {k: v for k, v in data["figures"].items() if not _timing(k)}}
-        for key in ("criterion", "detail", "arguments", "change", "tightness", "plot"):
+        for key in ("kind", "role", "conclusion", "perturbs", "undecided", "criterion", "detail", "arguments", "change",
+                    "tightness", "plot"):
             if key in data:
                 entry[key] = data[key]
         shown[f"{index} {item.name}"] = entry

@@ -484,8 +484,6 @@ class PatternModel:
 
 
 PRIVATE = ((1, 0), (0, 1))  # neuron i active on x_i only: (w_1, w_2) ∈ S_1°×S_2°
-ALL_PATTERNS = tuple(tuple(tuple(int(b) for b in bits[2 * r:2 * r + 2]) for r in range(2))
-                     for bits in (f"{k:04b}" for k in range(16)))
 
 
 # -- Thm 1's rank-one interpolant (App. A) -----------------------------------------------------------------

@@ -166,7 +166,7 @@ def gradient_along_first_input(relu_slope_at_zero: float, points: list[np.ndarra
     in_first = [theta for theta, s in first_neuron if REGION_DEFINITIONS[FIRST](s)]  # Definition 1's S_1
     seen = sorted({s for _, s in first_neuron if REGION_DEFINITIONS[FIRST](s)}, reverse=True)
     gradients = [objective.gradient(theta) for theta in in_first]
-    parallel = all(E.sign(g[0] * X[0][1] - g[1] * X[0][0]) == 0 for g in gradients)
+    parallel = all(E.sign(cross(g[:2], X[0])) == 0 for g in gradients)
     covered = seen == [(1, 0), (1, -1)]  # w_1ᵀx_2 < 0 (open part) and w_1ᵀx_2 = 0 (boundary ray)
     return Decision(parallel and covered, f"{len(in_first)} points with w_1 ∈ S_1; ∂L/∂w_1 parallel to x_1 at all of "
                     f"them: {parallel}; sign patterns of w_1 seen: {seen} (open part and boundary ray: {covered})",
@@ -326,7 +326,8 @@ def check_lem9(ctx: Context) -> None:
 
     eta = sympy.Rational(1, 10)
     objective = INTEGER_DATA.objective
-    theta = E.to_exact([sympy.Rational(1, 2), sympy.Rational(1, 3), -1, 2, sympy.Rational(3, 4), -1, 1, 2])
+    # v's squared entries have different row and column sums, so a sum over the wrong axis shows
+    theta = E.to_exact([sympy.Rational(1, 2), sympy.Rational(1, 3), -1, 2, sympy.Rational(3, 4), -1, 3, 2])
     gradient = objective.gradient(theta)
     step = theta - eta * gradient
     (w0, v0), (w1, v1), (gw, gv) = neurons(theta), neurons(step), neurons(gradient)

@@ -122,11 +122,13 @@ def max_margin_limit(levels: np.ndarray, betas: np.ndarray, X: np.ndarray, y: np
         gaps = margin_gaps(X, y, transform, norm, betas)
     except RuntimeError as error:
         return Decision(None, str(error))
-    allowed = max(tolerance, 3.0 * float(levels[-1]) ** -rate)
+    allowance = 3.0 * float(levels[-1]) ** -rate  # off-support coordinates' share at the last level
+    allowed = max(tolerance, allowance)
     decay = power_decay(levels, gaps, allowed, LOG_RATE_CEILING, reached=reached, what=f"margin gap (rate {rate:.3g})",
                         clock="ln Q")
     return Decision(decay.holds, decay.detail, {"final_gap": decay.final, "fitted_exponent": decay.exponent,
-                                                "tolerance": allowed, "levels_reached": bool(reached)})
+                                                "tolerance": allowed, "rate_allowance": allowance,
+                                                "levels_reached": bool(reached)})
 
 
 def record_max_margin(ctx: Context, label: str, model: LinearTensorNetwork, path: MarginPath, X: np.ndarray,

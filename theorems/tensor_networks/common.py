@@ -40,6 +40,9 @@ def exact_dft_matrix(d: int, conjugate: bool = False) -> sympy.Matrix:
     return sympy.Matrix(d, d, lambda j, k: OMEGA ** ((sign * j * k) % d) / sympy.sqrt(d))
 
 
+DFT2 = np.array([[1.0, 1.0], [1.0, -1.0]])  # √2 F for d = 2 (real): ‖Fz‖₁ = ‖DFT2 z‖₁/√2 and DFT2⁻¹ = DFT2/2
+
+
 @functools.cache
 def _cyclotomic(d: int) -> sympy.Poly:
     return sympy.Poly(sympy.cyclotomic_poly(d, OMEGA), OMEGA)

@@ -24,6 +24,7 @@ from numerics.sweeps import Sweep, run_sweep
 from numerics.tolerances import at_most
 from theorems.tensor_networks.classification import ANGLE_TOLERANCE, record_direction
 from theorems.tensor_networks.classification_flow import log_levels, run_to_margins
+from theorems.tensor_networks.common import DFT2
 from theorems.tensor_networks.experiment_regression import (
     ALPHAS,
     NETWORKS,
@@ -40,9 +41,6 @@ STEP, STEPS = 5e-4, 2_000_000  # the paper's gradient descent: horizon t = 1000
 HORIZON = STEP * STEPS
 PAPER_FINAL_LOSS = 1e-5  # "all experiments reached L ≲ 1e-5"
 Q_MAX = 1e6  # the convolutional limit has two tied support vectors: the loss-clock flow stiffens like Q
-
-
-DFT2 = np.array([[1.0, 1.0], [1.0, -1.0]])  # √2 F for d = 2: ‖Fz‖₁ = ‖DFT2 z‖₁/√2
 
 
 def references() -> dict[str, np.ndarray]:

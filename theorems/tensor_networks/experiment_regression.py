@@ -22,6 +22,7 @@ from numerics.tensor_network import (
     fully_connected_tensor,
 )
 from numerics.tolerances import at_most
+from theorems.tensor_networks.common import DFT2
 from theorems.tensor_networks.regression_oracles import Bundle, Records, flow_limit, two_layer_limit
 from verify import Context, Decision, claim, criterion, line, plain
 
@@ -88,9 +89,9 @@ def canonical_gap(v1: np.ndarray, v2: np.ndarray) -> float:
 def references() -> dict[str, np.ndarray]:
     """Minimum ℓ2, ℓ1 and DFT-domain ℓ1 interpolants of x = [1, 2], y = 1, certified (numerics.convex).
 
-    DFT-ℓ1: ‖Fz‖_1 with F = T/√2, T = [[1, 1], [1, −1]]; minimize ‖u‖_1 under X T^{−1} u = y (T^{−1} = T/2).
+    DFT-ℓ1: ‖Fz‖_1 with F = T/√2, T = DFT2 = [[1, 1], [1, −1]]; minimize ‖u‖_1 under X T^{−1} u = y (T^{−1} = T/2).
     """
-    T = np.array([[1.0, 1.0], [1.0, -1.0]])
+    T = DFT2
     results = {"fully connected": min_norm_interpolation(X, Y, "l2"),
                "diagonal": min_norm_interpolation(X, Y, "l1"),
                "convolutional": min_norm_interpolation(X @ T / 2, Y, "l1")}

@@ -79,7 +79,7 @@ def conserved_and_monotone(shift: int) -> Decision:
                     {"invariant_method": invariant.method, "slope_method": tests[1].method})
 
 
-def gamma_formula(depth: int, shift: int = 0) -> sympy.Expr:
+def gamma_formula(depth: int, shift: int) -> sympy.Expr:
     """The blow-up time's closed form (√π/2) Γ((L−2)/2)/Γ((L−1)/2) (∞ for L = 2); ``shift`` moves both Γ arguments
     by shift/2 (a wrong formula, for controls)."""
     if depth == 2:

@@ -48,7 +48,7 @@ def flip_matrix(d: int) -> np.ndarray:
 
 
 # -- App. F.4: the DFT of even vectors ---------------------------------------------------------------------------
-def dft_flip_residuals(flip_shift: int = 0) -> tuple[sympy.Expr, sympy.Expr]:
+def dft_flip_residuals(flip_shift: int) -> tuple[sympy.Expr, sympy.Expr]:
     """Entrywise (FP)_{jk} − conj(F_{jk}) and (PF)_{jk} − conj(F_{jk}) for symbolic integers d, j, k, with P the
     flip x_j ↦ x_{(shift − j) mod d} (shift 0 is App. A.4's even symmetry). (shift − k) mod d = shift − k + md for
     an integer m; ω^d = 1 does the rest."""
@@ -376,10 +376,6 @@ class SensingInstance:
     basis: np.ndarray  # U: the sensors' common orthonormal eigenvectors
     spectra: np.ndarray  # n × d: eig(A_i) in U's order
     y: np.ndarray
-
-    @property
-    def d(self) -> int:
-        return self.basis.shape[0]
 
     @property
     def sensors(self) -> np.ndarray:

@@ -119,7 +119,7 @@ def normalized_limits(small: np.ndarray, large: np.ndarray, rho: np.ndarray, eta
     """α → 0: α^(L−2)Q → k_L Σ|ρ_j|/|η̄_j|^(L−2) (rate α^(L−2); k_L = c_L) for L ≥ 3 and Q/ln(1/α) → k_2‖ρ‖_1
     (rate 1/ln(1/α), read over the α of ``small_logarithmic``) for L = 2; α → ∞: α^(2L−2)Q → ½Σρ_j²/η̄_j^(2L−2)
     (rate α^(−2L))."""
-    fits, bad = {}, []
+    fits, bands, bad = {}, {}, []
     for depth, constant in zip(depths, small_constant, strict=True):
         alphas = small_logarithmic if depth == 2 else small
         q = np.array([WeightedH.of_initialization(depth, a, eta).value(rho) for a in alphas])
@@ -131,17 +131,19 @@ def normalized_limits(small: np.ndarray, large: np.ndarray, rho: np.ndarray, eta
             limit = constant * np.sum(np.abs(rho) / np.abs(eta) ** (depth - 2))
             error = np.abs(alphas ** (depth - 2) * q - limit) / limit
             fit, (low, high) = fit_rate(alphas, error), (depth - 2.1, depth - 1.9)
-        fits[f"rate_small_L{depth}"] = fit.exponent
+        fits[f"rate_small_L{depth}"], bands[f"rate_small_L{depth}"] = fit.exponent, (low, high)
         if not fit.within(low, high):
             bad.append(f"α → 0, L = {depth}")
         q_large = np.array([WeightedH.of_initialization(depth, a, eta).value(rho) for a in large])
         quadratic = 0.5 * np.sum(rho**2 / eta ** (2 * depth - 2))
         fit = fit_rate(large, np.abs(large ** (2 * depth - 2) * q_large - quadratic) / quadratic)
-        fits[f"rate_large_L{depth}"] = fit.exponent
-        if not fit.within(-2 * depth - 0.1, -2 * depth + 0.1):
+        low, high = -2 * depth - 0.1, -2 * depth + 0.1
+        fits[f"rate_large_L{depth}"], bands[f"rate_large_L{depth}"] = fit.exponent, (low, high)
+        if not fit.within(low, high):
             bad.append(f"α → ∞, L = {depth}")
-    return Decision(bool(not bad), "fitted exponents within 0.1 of the predicted rates" if not bad else
-                    f"outside the predicted range: {bad}", fits)
+    ranges = "; ".join(f"{key} {fits[key]:.3f} (range [{low:g}, {high:g}])" for key, (low, high) in bands.items())
+    return Decision(bool(not bad), ("fitted exponents within 0.1 of the predicted rates: " if not bad else
+                                    f"outside the predicted range: {bad}: ") + ranges, fits)
 
 
 @criterion("argmin Q under Aρ = y ends within the tolerance of the given interpolants, monotonically, along the sweeps")

@@ -272,7 +272,7 @@ def check_theorem_5(ctx: Context) -> None:
 
 
 # -- App. G.2 ----------------------------------------------------------------------------------------------------
-def cosh_sinh_residuals(sign: int = 1) -> list[sympy.Expr]:
+def cosh_sinh_residuals(sign: int) -> list[sympy.Expr]:
     """One coordinate of (74)–(76): with R(t) = ∫_0^t r and ν = −R, the candidate η_1 = α(e_1 cosh(sν) +
     e_2 sinh(sν)), η_2 = α(e_1 sinh(sν) + e_2 cosh(sν)) (``sign`` = −1 flips ν, a control). Residuals of
     η_1' = −r s η_2, η_2' = −r s η_1, of the initial values, and of s η_1 η_2 = α² s ((e_1² + e_2²)/2 sinh(2sν)
