@@ -9,6 +9,7 @@ hypothesis cone (both losses), finite-time arrival below L = 2ℓ(1), and the pr
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import sympy
@@ -142,14 +143,26 @@ def PROOF_INVARIANTS(drift: float, paths: np.ndarray, tolerance: float) -> Decis
                     f"{[name for name, runs in failing.items() if runs]}", {"frozen_drift": drift, **failing})
 
 
-def frozen_neuron_gradient() -> sympy.Matrix:
-    """∂Φ/∂(w2, v2) on the region where neuron 2 is inactive on both samples: Φ there is v1σ(w1ᵀx) alone."""
-    w1 = sympy.symbols("a b", real=True)
-    w2 = sympy.symbols("p r", real=True)
-    v1, v2 = sympy.symbols("c d", real=True)
-    rows = [(1, sympy.Rational(1, 4)), (-1, sympy.Rational(1, 4))]
-    region_output = [v1 * (w1[0] * x + w1[1] * z) + v2 * 0 for x, z in rows]  # σ(w2ᵀx_i) = 0 in the region
-    return sympy.Matrix([[sympy.diff(q, s) for s in (*w2, v2)] for q in region_output])
+def frozen_neuron_gradient(X: Sequence[Sequence[sympy.Expr]]) -> sympy.Matrix:
+    """∂q_i/∂(w2, v2) of q_i = v1σ(w1ᵀx_i) + v2σ(w2ᵀx_i) (σ = ReLU; the first term involves neither) on the region
+    where w2ᵀx_i < 0 for every sample: the derivative is taken first, then w2ᵀx_i is written as a negative symbol
+    (this needs x_i[0] ≠ 0)."""
+    p, r, v2 = sympy.symbols("p r d", real=True)
+    rows = []
+    for i, (x, z) in enumerate(X):
+        inactive = sympy.Symbol(f"n{i}", negative=True)
+        rows.append([sympy.diff(v2 * sympy.Max(0, p * x + r * z), s).subs(p, (inactive - r * z) / x)
+                     for s in (p, r, v2)])
+    return sympy.Matrix(rows)
+
+
+def hypotheses_hits(sample: np.ndarray, X: np.ndarray) -> int:
+    """How many rows θ(0) = (w1, w2, v) of ``sample`` meet Theorem 3.2's strict hypotheses: ⟨w1, x_i⟩ > 0 and
+    ⟨w2, x_i⟩ < 0 for i = 1, 2, and v1 > 0 (a draw on a boundary does not count)."""
+    W = sample[:, :4].reshape(-1, 2, 2)
+    Z = np.einsum("nkd,id->nik", W, X)
+    hits = int(np.sum(np.all(Z[:, :, 0] > 0, axis=1) & np.all(Z[:, :, 1] < 0, axis=1) & (sample[:, 4] > 0)))
+    return hits
 
 
 @claim(
@@ -212,26 +225,26 @@ def check_thm32(ctx: Context) -> None:
                        "another point: w2 = (0, −1), v2 = 1 (feasible, not stationary)")
 
     # 2. the dynamics: neuron 2 is frozen (exactly), and the flow from random cone initializations reaches R = 8
-    frozen = frozen_neuron_gradient()
+    frozen = frozen_neuron_gradient(c.X)
     ctx.prove("neuron 2 is frozen while inactive", "symbolic", frozen.is_zero_matrix,
               "on the region ⟨w2, x_i⟩ < 0 (i = 1, 2) both margins are independent of (w2, v2): ∂q_i/∂(w2, v2) = 0",
               conclusion=DIRECTION)
     target = float(squared)
     runs = ctx.pick(20, 40)
     inits = C.thm32_initializations(ctx.rng("cone initializations"), runs, X)
-    drift, active_drift, evaluations, costs, paths = 0.0, 0.0, 0, [], []
+    evaluations, costs, paths, drifts = 0, [], [], []
     for loss in C.LOSSES:
         for theta0 in inits:
             flow = C.normalized_flow(c.float_model, X, y, theta0, loss, rtol=1e-6, method="BDF")
             costs.append(flow.cost)
             evaluations += flow.trajectory.nfev
             states = flow.trajectory.theta
-            drift = max(drift, float(np.max(np.abs(states[:, FROZEN_COORDINATES] - theta0[FROZEN_COORDINATES]))))
-            active_drift = max(active_drift,
-                               float(np.max(np.abs(states[:, ACTIVE_COORDINATES] - theta0[ACTIVE_COORDINATES]))))
-            mirrored = np.sign(theta0[0]) if theta0[0] != 0 else 1.0  # the mirror x ↦ (−x[1], x[2]) swaps samples
+            drifts.append([float(np.max(np.abs(states[:, neuron] - theta0[neuron])))
+                           for neuron in (FROZEN_COORDINATES, ACTIVE_COORDINATES)])
+            mirrored = np.sign(theta0[0])  # the mirror x ↦ (−x[1], x[2]) swaps samples; w1[1](0) ≠ 0 a.s.
             paths.append(np.column_stack([np.full(len(states), len(paths)), mirrored * states[:, 0], states[:, 1],
                                           states[:, 4], np.full(len(states), theta0[4])]))
+    drift, active_drift = (float(d) for d in np.max(drifts, axis=0))
     ctx.support("random initializations: R(θ) → ‖θ̃‖²", "numeric", COSTS_NEAR(np.array(costs), target, R_TOLERANCE),
                 f"{runs} Xavier-normal draws conditioned on the hypotheses, exponential and logistic loss, "
                 "arc-length flow (BDF, rtol 1e-6) to ‖θ‖ = 300 (finite-time proxy)",
@@ -283,9 +296,7 @@ def check_thm32(ctx: Context) -> None:
     # 4. the probability of the hypotheses under Xavier initialization: (arctan(1/4)/π)²/2
     draws = ctx.pick(10**6, 4 * 10**6)
     sample = C.xavier_initializations(ctx.rng("xavier"), draws)
-    W = sample[:, :4].reshape(-1, 2, 2)
-    Z = np.einsum("nkd,id->nik", W, X)
-    hits = int(np.sum(np.all(Z[:, :, 0] > 0, axis=1) & np.all(Z[:, :, 1] < 0, axis=1) & (sample[:, 4] > 0)))
+    hits = hypotheses_hits(sample, X)
     formula = (math.atan(0.25) / math.pi) ** 2 / 2
     ctx.support("probability of the hypotheses", "numeric", BINOMIAL(hits, draws, formula, SIGNIFICANCE),
                 f"{hits}/{draws} Xavier-normal draws satisfy them; (arctan(1/4)/π)²/2 = {formula:.6f}",

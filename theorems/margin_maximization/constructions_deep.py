@@ -134,8 +134,8 @@ def check_thm51(ctx: Context) -> None:
 
 
 @criterion("the first layer's per-layer problem (activation patterns, exact) has an optimum below ‖W̃1‖²")
-def FIRST_LAYER_SHORTER(name: str, bounds: bool = True) -> Decision:
-    c = C.construction(name)
+def FIRST_LAYER_SHORTER(name: str | C.Source, bounds: bool = True) -> Decision:
+    c = C.resolve(name)
     layer = global_optimum.layer_global_optimum(c.model, c.theta, c.X, c.Y, bounds=bounds)
     first = c.model.split(E.to_exact(c.theta))[0]
     squared = E.dot(first, first)

@@ -160,9 +160,10 @@ N44 = "θ̃ is not a local minimum (a = 4; linear and ReLU)"
 D44 = "gradient flow from w(0) = (0, 1), v(0) = (1/√2, 1/√2) reaches zero loss and converges in direction to θ̃ " \
       "(both losses)"
 PAPER_CURVE_AT = sympy.Rational(1, 4)  # a point of the paper's ε-range where its ReLU margin formula fails
+PAPER_EPS_RANGE = sympy.Rational(1, 2)  # App. C.7 moves along its curve for ε ∈ (0, 1/2)
 
 
-def paper_relu_margin_step(upto: sympy.Rational = sympy.Rational(1, 2), slope: int = 3
+def paper_relu_margin_step(upto: sympy.Rational = PAPER_EPS_RANGE, slope: int = 3
                            ) -> tuple[bool, bool, sympy.Expr, sympy.Expr]:
     """App. C.7's ReLU step along w' = (√ε, 1 − ε), v' = (1/√2 + √ε/2, 1/√2 − √ε/2): (the printed equality
     Φ = 1 + 3ε fails at ε = 1/4, the needed inequality Φ ≥ 1 + 3ε holds on (0, 1/2), the ε where the second
@@ -235,10 +236,10 @@ def check_thm44(ctx: Context) -> None:
         C.record_ray(ctx, name, D44, control=name == "thm4.4-relu", exact_start=True)
     fails, holds_anyway, flip, excess = paper_relu_margin_step()
     ctx.support("App. C.7's ReLU margin step", "exact", holds_anyway,
-                f"v' > 0 on (0, 1/2) (certified), so Φ_ReLU(θ') ≥ Φ_lin(θ') = 1 + 3ε ≥ 1 along the whole curve; the "
-                f"printed equality Φ_ReLU = 1 + 3ε {'fails' if fails else 'holds'} at ε = 1/4, where the engine's "
-                f"Φ_ReLU − (1 + 3ε) = {excess} ≈ {float(excess):.4f} is exactly v_2'·(σ(z_2) − z_2) (the second patch "
-                f"turns off at ε = {flip} ≈ {float(flip):.4f})",
+                f"v' > 0 on (0, {PAPER_EPS_RANGE}) (certified), so Φ_ReLU(θ') ≥ Φ_lin(θ') = 1 + 3ε ≥ 1 along the whole "
+                f"curve; the printed equality Φ_ReLU = 1 + 3ε {'fails' if fails else 'holds'} at ε = 1/4, where the "
+                f"engine's Φ_ReLU − (1 + 3ε) = {excess} ≈ {float(excess):.4f} is exactly v_2'·(σ(z_2) − z_2) (the "
+                f"second patch turns off at ε = {flip} ≈ {float(flip):.4f})",
                 {"printed_equality_fails_at_1/4": fails, "excess_at_1/4": str(excess), "flip": str(flip)},
                 conclusion=N44)
     C.limits_agree(ctx, "thm4.4-relu", slopes=False, conclusion=D44, knife=True)

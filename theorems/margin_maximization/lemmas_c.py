@@ -95,10 +95,10 @@ NETWORKS: dict[str, Callable[[], Network]] = {
 def CONSERVED(network: str, quantity: Quantity, seed: int, tolerance: float) -> Decision:
     net = NETWORKS[network]()
     rng = np.random.default_rng(seed)
-    X, y = two_clusters(rng, 6) if net.d_in == 2 else teacher_data(rng, 6, net.d_in)
+    X, y = teacher_data(rng, 6, net.d_in)
     value, crossings = drift(net, X, y, rng.normal(size=net.n_params), quantity)
-    return Decision(at_most(value, tolerance), f"real-time flow (logistic loss, 6 samples) on t ∈ [0, {FLOW_TIME:g}], "
-                    f"{crossings} activation changes: drift {value:.1e} (threshold {tolerance:g})",
+    return Decision(at_most(value, tolerance), f"real-time flow (logistic loss, {len(y)} teacher samples) on t ∈ "
+                    f"[0, {FLOW_TIME:g}], {crossings} activation changes: drift {value:.1e} (threshold {tolerance:g})",
                     {"drift": value, "crossings": crossings})
 
 
@@ -132,10 +132,11 @@ def check_lemC1(ctx: Context) -> None:
         network = f"fully connected 3-4-3-1, {act}"
         record_drifts(ctx, [(network, layer_quantity), (network, unit_quantity)], C1)
         symbolic_net = fully_connected([2, 3, 2, 1], act.lower())
-        tests = network_identities(symbolic_net, relu_region() if act == "ReLU" else linear_activation, units=True)
+        activation = relu_region() if act == "ReLU" else linear_activation
+        tests = network_identities(symbolic_net, activation, units=True)
         ctx.support(f"{act}: per-sample identities", "symbolic", all(t.holds for t in tests.values()),
-                    "sympy on a symbolic 2-3-2-1 network (ReLU: one slope symbol per unit): ⟨u^(l), ∂Φ/∂u^(l)⟩ = Φ "
-                    "for every layer and ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ for every unit, monomial by monomial",
+                    f"sympy on a symbolic 2-3-2-1 network (σ(z) = {sigma_text(activation)}): ⟨u^(l), ∂Φ/∂u^(l)⟩ = "
+                    "Φ for every layer and ⟨w_in, ∂Φ/∂w_in⟩ = ⟨w_out, ∂Φ/∂w_out⟩ for every unit, monomial by monomial",
                     {"identities": len(tests), "parameters": symbolic_net.n_params}, conclusion=C1)
     ctx.control("‖W_1‖² − 2‖W_2‖²", CONSERVED("fully connected 3-4-3-1, linear", weighted_layer_quantity,
                                               int(ctx.rng("control").integers(2**31)), DRIFT_TOLERANCE),
@@ -173,6 +174,12 @@ def check_lemC2(ctx: Context) -> None:
                 "another quantity: the unit balance ‖w‖² − v_1² of the shared filter (not claimed)")
 
 
+def sigma_text(activation: Callable) -> str:
+    """The activation model in words: z (linear) or s·z with a slope symbol per unit (ReLU in any region)."""
+    z = sympy.Symbol("z")
+    return "z" if activation(z, (1, 1)) == z else "s·z, one slope symbol s per unit"
+
+
 # -- Lemma C.3 ---------------------------------------------------------------------------------------------------
 NO_SHARE = {"locally connected d = 4, fields {1,2},{2,3},{3,4}": lambda act: locally_connected([[0, 1], [1, 2], [2, 3]],
                                                                                              4, act),
@@ -182,10 +189,11 @@ NO_SHARE = {"locally connected d = 4, fields {1,2},{2,3},{3,4}": lambda act: loc
 @criterion("⟨w_j, ∂Φ/∂w_j⟩ = v_j ∂Φ/∂v_j for every unit, monomial by monomial (sympy)")
 def UNIT_IDENTITY(architecture: str, act: str) -> Decision:
     net = conv(act) if architecture == "2-patch convolution" else NO_SHARE[architecture](act)
-    tests = network_identities(net, relu_region() if act == "relu" else linear_activation, units=True)
+    activation = relu_region() if act == "relu" else linear_activation
+    tests = network_identities(net, activation, units=True)
     units = {k: t for k, t in tests.items() if k.startswith("unit")}
     failed = [k for k, t in units.items() if not t.holds]
-    return Decision(not failed, f"{len(units)} units, input dimension {net.d_in}"
+    return Decision(not failed, f"{len(units)} units, input dimension {net.d_in}, σ(z) = {sigma_text(activation)}"
                     + (f"; failed: {failed}" if failed else ""))
 
 
@@ -321,7 +329,8 @@ def instances(rng: np.random.Generator, m: int, constant: float, c_sign: float,
     boundary = [(np.full((100, m), np.abs(boundary_c)[:, None]) * (1 if c_sign > 0 else 0), boundary_c)]
     sums, bounds = [np.sum(a**2, axis=1)], [constant * c**2]
     for ab, cb in boundary:
-        keep = np.prod(ab, axis=1) >= cb**m
+        # C^m as the same product as Πa_j, so that a_j = C is kept whatever the rounding (cb**m drops ~1 in 10)
+        keep = np.prod(ab, axis=1) >= np.prod(np.repeat(cb[:, None], m, axis=1), axis=1)
         sums.append(np.sum(ab[keep] ** 2, axis=1))
         bounds.append(constant * cb[keep] ** 2)
     return np.concatenate(sums), np.concatenate(bounds)

@@ -338,7 +338,8 @@ def check_thm421(ctx: Context) -> None:
     target = 2 * P.group_lasso(c.float_model, Xc, yc).objective
     gaps = (abs(limit.cost - target) / target,)
     ctx.control("Theorem 4.1's limit (a zero unit)", GAPS_CLOSE(gaps, GAP_TOLERANCE),
-                f"another construction: x = (1, 2), where the limit has a zero unit (R(θ̂) = {limit.cost:.6f} vs "
+                f"another construction: x = (1, 2), where the limit has a zero unit (R(θ̂) = {limit.cost:.6f} at "
+                f"‖θ‖ = {np.linalg.norm(limit.final):.0f} vs "
                 f"2·OPT(8) = {target:.6f}): the hypothesis fails and so does the conclusion")
 
 

@@ -124,6 +124,8 @@ def smallest_relative_preactivation(net: Network, theta: np.ndarray, X: np.ndarr
 def pattern_stable_radius(net: Network, theta: np.ndarray, X: np.ndarray) -> float:
     """Depth 2: moving the w-blocks by less than min_ij |w_jᵀx_i^j| / ‖x_i^j‖ keeps every pre-activation's sign
     (v does not enter them)."""
+    if net.depth != 2:
+        raise ValueError(f"pattern-stable radius: a depth-2 network is needed, got depth {net.depth}")
     F = unit_features(net, X)
     blocks = neuron_blocks(net)
     Z = net.preactivations(theta, X)[0]

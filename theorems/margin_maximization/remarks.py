@@ -286,8 +286,8 @@ def balanced(u: np.ndarray) -> tuple[list[Any], Any]:
 
 
 def thm32_curve(X: np.ndarray, w: list[Any], v: Any) -> dict[str, Any] | None:
-    """Theorem 3.2's curve for data x1 (x1[1] > 0), x2 (x2[1] < 0): neuron 1 turns by εg with g ⊥ x1, g·x2 = −1
-    (x2's margin drops by vε), and the dead neuron w2 = (−s, 0), v2 = s, s = √(cε), c = v/|x2[1]|, gives it back;
+    """Theorem 3.2's curve for data x1 (x1[0] > 0), x2 (x2[0] < 0): neuron 1 turns by εg with g ⊥ x1, g·x2 = −1
+    (x2's margin drops by vε), and the dead neuron w2 = (−s, 0), v2 = s, s = √(cε), c = v/|x2[0]|, gives it back;
     ‖θ'‖² = ‖θ̃‖² + 2ε(w·g + c) + ε²‖g‖², shorter while ε < −2(w·g + c)/‖g‖². None if w·g + c ≥ 0."""
     x1, x2 = X[0], X[1]
     normal = np.array([-x1[1], x1[0]], dtype=object)
@@ -382,7 +382,8 @@ def _outcome(theorem: str, size: float, X: np.ndarray, items: tuple, name: str, 
     decided = [C.PROPERTY(src, prop, asserted).holds for _, src, prop, asserted in items]
     holds = None if None in decided else all(decided)
     return Perturbed(theorem, size, str([[str(v) for v in row] for row in X]), holds, items, gap, flow.settling,
-                     {"R_flow": flow.cost, "final": flow.final} | (notes or {}))
+                     {"R_flow": flow.cost, "final": flow.final, "norm": float(np.linalg.norm(flow.final))}
+                     | (notes or {}))
 
 
 def classify(theorem: str, size: float, rng: np.random.Generator) -> list[Perturbed]:
@@ -484,7 +485,8 @@ def FLOW_ANGLE(angle_to_limit: float, tolerance: float) -> Decision:
 def record_flow(ctx: Context, where: str, case: Perturbed, conclusion: str) -> None:
     ctx.support(f"{where}: the flow from the theorem's θ(0) reaches the computed limit", "numeric",
                 FLOW_ANGLE(case.flow_angle, ANGLE_TOLERANCE),
-                f"arc-length flow; direction change over the last two thirds {case.settling:.1e}",
+                f"arc-length flow to ‖θ‖ = {case.notes['norm']:.4g}; direction change over the last two thirds "
+                f"{case.settling:.1e}",
                 {"settling": case.settling, "R": case.notes["R_flow"]}, conclusion=conclusion)
 
 
@@ -514,7 +516,9 @@ def record_knife_edge(ctx: Context, case: Perturbed, statics: str, flows: str, a
               "a(τ) = (1 − (m − 2)xτ)^(−1/(m − 2)) solves da/dτ = x a^(m−1): the coordinate with the larger input "
               "blows up first, the other stays bounded", conclusion=statics)
     ctx.support(f"{where}: the bounded coordinate stops at its closed-form value", "numeric",
-                PLATEAU(case.notes["plateau_reached"], case.notes["plateau"]), conclusion=flows)
+                PLATEAU(case.notes["plateau_reached"], case.notes["plateau"]),
+                f"coordinate {case.notes['coordinate']} (the larger input) blows up, coordinate "
+                f"{3 - case.notes['coordinate']} stops", conclusion=flows)
     C.record(ctx, f"{where}: a global minimum", case.notes["global"], "global_optimum", True, RC_GLOBAL)
 
 
