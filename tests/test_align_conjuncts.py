@@ -200,3 +200,14 @@ def test_rates_differ_needs_both_identities_refuted(monkeypatch) -> None:
                             ((UNDECIDED, REFUTED), None), ((REFUTED, UNDECIDED), None)):
         monkeypatch.setattr(lemmas, "_symbolic_rate_identities", lambda factor, widths, tests=tests: tests)
         assert lemmas.rates_differ((2, 2, 1), 2).holds is expected
+
+
+def test_assumption2_gradient_floor_is_strict() -> None:
+    """A gradient exactly at the floor does not count as ∇R ≠ 0; just above it does (the floor is the criterion's
+    only tolerance)."""
+    start = np.array([2, -6, 0, -6, 0, 0, 0, 0, -4, -6]) / 4
+    objective = ds2_narrow_risk()
+    gradient = float(np.linalg.norm(objective.gradient(start)))
+    assert gradient > 0
+    assert not satisfies_assumption2(objective, start, gradient_floor=gradient)
+    assert satisfies_assumption2(objective, start, gradient_floor=np.nextafter(gradient, 0.0))

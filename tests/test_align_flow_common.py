@@ -13,6 +13,7 @@ from numerics.losses import Objective
 from theorems.layer_alignment import flow_theorems
 from theorems.layer_alignment.common import (
     POLYNOMIAL_TAIL,
+    Dataset,
     balanced_initialization,
     chain,
     ds2,
@@ -225,3 +226,46 @@ def test_naive_angle_is_the_textbook_formula_at_a_large_angle() -> None:
 
     assert naive_angle(np.array([2.0, 0.0, 0.0]), np.array([1.0, np.sqrt(3.0), 0.0])) == pytest.approx(np.pi / 3,
                                                                                                        rel=1e-12)
+
+
+def test_polynomial_tail_log_neg_derivative_agrees_in_float_and_multiprecision():
+    """log(−ℓ'(q)) = −asinh q − log √(1 + q²) for ℓ(q) = √(1 + q²) − q, checked against a central difference of ℓ
+    in float64 and against the same formula evaluated on mpmath objects (the path the exact claims take)."""
+    import mpmath
+
+    q = np.array([-3.0, -0.5, 0.0, 0.75, 4.0])
+    floats = POLYNOMIAL_TAIL.log_neg_derivative(q)
+    h = 1e-6
+    slope = (POLYNOMIAL_TAIL.value(q + h) - POLYNOMIAL_TAIL.value(q - h)) / (2 * h)
+    np.testing.assert_allclose(floats, np.log(-slope), rtol=1e-8, atol=1e-8)
+    objects = POLYNOMIAL_TAIL.log_neg_derivative(np.array([mpmath.mpf(v) for v in q], dtype=object))
+    np.testing.assert_allclose(np.array(objects, dtype=float), floats, rtol=1e-14, atol=1e-14)
+
+
+def _exact_dataset(rows):
+    exact = np.array([[sympy.Rational(v) for v in row] for row in rows], dtype=object)
+    return Dataset("stand-in", exact.astype(float), exact)
+
+
+def test_support_radius_of_one_dimensional_data_is_refused_and_has_no_exact_value():
+    """d = 1: ū^⊥ = {0}, so θ is a minimum over an empty set: the float form refuses it, the exact form has none."""
+    data = _exact_dataset([("1/2",)])
+    svm = SimpleNamespace(direction=np.array([1.0]), exact_direction=[sympy.Integer(1)], support=(0,))
+    with pytest.raises(ValueError, match="empty minimum"):
+        support_radius(data, svm)
+    assert exact_support_radius(data, svm) is None
+
+
+def test_exact_support_radius_refuses_an_origin_outside_the_projected_support():
+    """Projected support points (0, 1/5) and (0, 1/2) (as ū = e_1 would give): 0 = 5/3·p_1 − 2/3·p_2 lies outside
+    their hull, so θ has no facet-distance form (None), though the nearest point is at distance 1/5."""
+    data = _exact_dataset([("1/2", "1/5"), ("1/2", "1/2")])
+    svm = SimpleNamespace(exact_direction=[sympy.Integer(1), sympy.Integer(0)], support=(0, 1))
+    assert exact_support_radius(data, svm) is None
+
+
+def test_support_radius_is_zero_when_the_projected_support_is_flat():
+    """d = 3, projected support points on one line of ū^⊥: a unit normal ξ of that line has max_i ⟨ξ, p_i⟩ = 0."""
+    data = Dataset("flat", np.array([[0.5, 0.1, 0.0], [0.5, 0.2, 0.0], [0.5, -0.3, 0.0]]))
+    svm = SimpleNamespace(direction=np.array([1.0, 0.0, 0.0]), support=(0, 1, 2))
+    assert support_radius(data, svm) == 0.0

@@ -190,8 +190,7 @@ def exact_support_radius(data: Dataset, svm: MaxMargin) -> sympy.Expr | None:
     weights = _barycentric_coordinates_of_origin(projected)
     if weights is None or any(w < 0 for w in weights):
         return None
-    if any(w == 0 for w in weights):
-        return sympy.Integer(0)
+    # a zero λ_i puts 0 on the facet opposite p_i, whose distance below is then 0
     distances = [sympy.sqrt(_squared_distance_to_affine_hull([p for j, p in enumerate(projected) if j != i]))
                  for i in range(len(projected))]
     return sympy.radsimp(min(distances, key=float))
