@@ -114,3 +114,17 @@ def test_the_hessian_climb_starts_from_the_best_tenth_and_at_least_one_point() -
             rows.clear()
             value, point = smooth.largest_hessian(objective, 1.0, np.random.default_rng(0), samples, climbs=3)
             assert rows == [samples, kept, kept, kept] and value > 0 and point.shape == (objective.model.n_params,)
+
+
+def test_ratios_rise_after_plateau_at_its_edges() -> None:
+    """The window opens at the first checkpoint strictly below the plateau level: a risk equal to the level does
+    not open it, a risk just below does, and a ratio that falls before the window does not count."""
+    from theorems.layer_alignment.figures import ratios_rise_after_plateau
+
+    risks = np.array([1.0, 0.5, 0.4, 0.1])
+    ratios = np.array([0.9, 0.6, 0.5, 0.7])  # falls until the risk is strictly below 0.5, then rises
+    assert ratios_rise_after_plateau(risks, ratios, 0.5)  # the window starts at risk 0.4 (index 2)
+    assert not ratios_rise_after_plateau(risks, ratios, np.nextafter(0.5, 1.0))  # at risk 0.5: 0.6 → 0.5 falls
+    assert not ratios_rise_after_plateau(risks, np.array([0.9, 0.3, 0.5, 0.4]), 0.5)  # falls inside the window
+    assert not ratios_rise_after_plateau(risks, ratios, 0.1)  # never strictly below
+    assert ratios_rise_after_plateau(risks, ratios, np.nextafter(0.1, 1.0))  # one checkpoint: nothing falls
