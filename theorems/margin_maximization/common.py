@@ -523,7 +523,7 @@ def record_closed_forms(ctx: Context, name: str, reductions: list[tuple[str, int
 
 
 def _loss_below_zero_loss(loss: str, margins: tuple[str, ...]) -> Decision:
-    value = loss_enclosure(loss, [sympy.sympify(q) for q in margins], ENCLOSURE_DPS)
+    value = loss_enclosure(loss, [sympy.sympify(q) for q in margins])
     threshold = separation_threshold(loss)
     return Decision(strictly_below(value, threshold),
                     f"Σℓ(q_i) ∈ [{float(value.a):.6f}, {float(value.b):.6f}] against ℓ(0) ∈ "

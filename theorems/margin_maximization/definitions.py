@@ -958,7 +958,7 @@ def dead_sample_flow(norm: float = DEAD_SAMPLE_NORM) -> tuple[float, kkt.KKTResu
     loss starts at log(1 + e^(−9/4)) + log 2 < 1, but x2 never activates the unit (the flow keeps w on the ray
     (1, 0)), so its margin stays 0 and no rescaling of the limit is feasible. Returns L(θ(0)), the KKT test where the
     arc-length flow stops and the margins there: at ‖θ‖ = ``norm``, or earlier where the first sample's loss
-    gradient underflows (‖θ‖ ≈ 37.9: the flow toward 100 ends there)."""
+    gradient underflows (the claim prints the norm reached)."""
     net = fully_connected([2, 1, 1], "relu")
     X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, 1.0])
     theta0 = np.array([1.5, 0.0, 1.5])
