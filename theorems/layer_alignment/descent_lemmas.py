@@ -68,6 +68,7 @@ MP_DIGITS = 50
 MP_TOLERANCE = mpmath.mpf("1e-40")
 SLACK_TOLERANCE = 1e-9  # an inequality counts as violated below −1e-9 (times the size of its terms)
 DISAGREEMENT = 1e-6  # a relative residual above this is a failure of an identity, not rounding
+BALL_PRECISION = 256  # bits of the ball enclosures that certify Lemma 8 (a)'s failure
 
 
 # -- the summed identity, as a function of the sign in front of the step-size-squared sums -------------------------
@@ -126,6 +127,11 @@ def exact_balances(ctx: Context, count: int) -> list[tuple[str, GramBalance]]:
     return out
 
 
+def exact_runs_listed(balances: list[tuple[str, GramBalance]]) -> str:
+    """The runs with their data, widths, step sizes and lengths (the random η and the lengths set the evidence)."""
+    return "runs: " + "; ".join(label for label, _ in balances)
+
+
 def exact_residual(balance: GramBalance, sign: int) -> tuple[bool, float]:
     """(every residual entry is exactly 0, the largest |entry| as a float) over all adjacent pairs."""
     entries = [value for k in range(1, len(balance.upper_change) + 1) for value in balance.residual(k, sign).ravel()]
@@ -153,7 +159,7 @@ def mp_relative_residual(balance: GramBalance, sign: int) -> mpmath.mpf:
 
 def float_balances(ctx: Context, datasets: int, starts: int) -> list[tuple[float, GramBalance]]:
     """Batched float64 GD: per data set of 4 unit-norm Gaussian points, ``starts`` Gaussian inits, 30 steps of
-    η ∈ {0.1, 0.8, 3} (the large steps leave every descent regime), dims [2, 2, 2, 1] and [3, 4, 3, 1]."""
+    η ∈ {0.1, 0.8, 3} (the large steps leave every descent regime), dims [2, 2, 2, 1] and [3, 4, 3, 1] alternating."""
     out = []
     for index in range(datasets):
         rng = ctx.rng(f"float data {index}")
@@ -179,6 +185,11 @@ def float_relative_residuals(balances: list[tuple[float, GramBalance]], sign: in
         finite = np.all(np.isfinite(scales), axis=0)
         values.append(np.max(residuals[:, finite] / scales[:, finite], axis=0))
     return np.concatenate(values)
+
+
+def log10_residuals(values: np.ndarray) -> np.ndarray:
+    """log10 of relative residuals for a histogram, an exact 0 drawn at 1e-18 (below float64 rounding)."""
+    return np.log10(np.maximum(values, 1e-18))
 
 
 @dataclass(frozen=True)
@@ -282,9 +293,9 @@ def float_runs_fail(balances: Named, sign: int):
     erratum="substantive",
     corrected_by="align.eq28.corrected",
     profiles={
-        "quick": "explicit-entry test of one step; 3 exact rational runs (square loss, 3–4 steps); 20 steps at 50 "
+        "quick": "explicit-entry test of one step; 3 exact rational runs (square loss, 4 steps); 20 steps at 50 "
                  "digits for the logistic and exponential losses; 600 float64 runs",
-        "full": "9 exact runs, 50 steps at 50 digits, 6000 float64 runs",
+        "full": "9 exact runs (4 steps for the first three, 3 for the rest), 50 steps at 50 digits, 6000 float64 runs",
         "paper": "as full",
     },
     notes=_IDENTITY_NOTES + plain(
@@ -299,7 +310,8 @@ def check_eq28(ctx: Context) -> None:
     ctx.control("one step with the corrected sign", one_step_fails(CORRECTED, (2, 2, 2, 1), 1),
                 "the same test proves the identity with −Q_(k+1), −P_k")
     exact = Named(f"{len(runs.exact)} exact rational GD runs (square loss)", runs.exact)
-    ctx.counterexample("exact rational GD runs", "exact", exact_runs_fail(exact, PRINTED), "exact rationals")
+    ctx.counterexample("exact rational GD runs", "exact", exact_runs_fail(exact, PRINTED),
+                       f"exact rationals; {exact_runs_listed(runs.exact)}")
     ctx.control("exact runs with the corrected sign", exact_runs_fail(exact, CORRECTED), "every residual is exactly 0")
     mp = Named("logistic and exponential GD at 50 digits, η = 3/10, DS3", runs.mp)
     ctx.counterexample("paper's losses at 50 digits", "numeric", mp_runs_fail(mp, PRINTED), "η = 3/10")
@@ -309,8 +321,8 @@ def check_eq28(ctx: Context) -> None:
     corrected = float_relative_residuals(runs.floats, CORRECTED)
     ctx.counterexample("float64 runs", "numeric", float_runs_fail(floats, PRINTED), "finite runs",
                        plot=histogram("Relative residual of the summed identity over random GD runs (log10)",
-                                      {"printed (+Q, +P)": np.log10(np.maximum(printed, 1e-18)),
-                                       "corrected (−Q, −P)": np.log10(np.maximum(corrected, 1e-18))},
+                                      {"printed (+Q, +P)": log10_residuals(printed),
+                                       "corrected (−Q, −P)": log10_residuals(corrected)},
                                       xlabel="log10 relative residual",
                                       reference={"log10 tolerance": math.log10(FLOAT_TOLERANCE)}))
     ctx.control("float64 runs with the corrected sign", float_runs_fail(floats, CORRECTED),
@@ -353,7 +365,7 @@ def check_eq28_corrected(ctx: Context) -> None:
     runs = balance_runs(ctx)
     exact = Named(f"{len(runs.exact)} exact rational GD runs (square loss)", runs.exact)
     ctx.prove("exact rational GD runs", "exact", exact_runs_conserve(exact, CORRECTED),
-              "python-flint rationals, every residual entry")
+              f"python-flint rationals, every residual entry; {exact_runs_listed(runs.exact)}")
     for sign in (PRINTED, FLOW_LAW):
         ctx.control(f"{SIGN_NAMES[sign]}: one step", one_step_conserves_entrywise(sign, (2, 2, 2, 1), 1),
                     "a nonzero exact value at a rational point")
@@ -477,6 +489,12 @@ class Lemma7Evidence:
     bounds: tuple[Tightness, ...] = ()  # how tight (27), the displacement and the occupation bounds are
 
 
+def initial_ball(trace: DescentTrace) -> tuple[float, np.ndarray]:
+    """(R_0, whether W(t) ∈ B(R_0) for t = 0..T); R_0 = 1 for a trace without radii (constant steps)."""
+    radius = float(trace.radii[0]) if trace.radii.size else 1.0
+    return radius, np.max(np.stack([np.linalg.norm(W, axis=(1, 2)) for W in trace.layers]), axis=0) <= radius
+
+
 def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
     """Lemma 7's quantities along a trace; a trace without radii (constant steps) is measured against R_t = 1."""
     depth = trace.net.depth
@@ -488,8 +506,7 @@ def lemma7_evidence(trace: DescentTrace, margin: float) -> Lemma7Evidence:
     step_slack = float(min(np.min(moved - growth), np.min(caps - moved)))
     displacement = np.linalg.norm(trace.theta - trace.theta[0], axis=1)
     allowance = np.sqrt(2.0 * trace.risk[0] * trace.clock)
-    radius = float(radii[0])
-    inside = np.max(norms, axis=0) <= radius
+    radius, inside = initial_ball(trace)
     exit_step = int(np.flatnonzero(inside)[-1]) if inside.any() else None
     floor = lemma1_epsilon("logistic", depth, radius, margin, float(trace.risk[1]))
     first_layer = np.linalg.norm(trace.layer_gradients[0], axis=(1, 2))
@@ -523,6 +540,17 @@ def lemma7_holds(evidence: Lemma7Evidence, steps: int, occupation_factor: float 
 OCCUPATION_FACTOR = 1e6
 
 
+def lemma7_cases(ctx: Context) -> list[Case]:
+    """The standard cases that start inside B(1) (the first two): their runs must leave B(R_0) = B(1) for good."""
+    return standard_cases(ctx)[:2]
+
+
+def lemma7_run_figures(index: int, trace: DescentTrace, evidence: Lemma7Evidence) -> dict[str, float]:
+    """A run's last step in B(R_0) (−1: never in it), its radius growth R_T/R_0 and its total step size."""
+    return {f"run{index}_last_step_in_initial_ball": -1 if evidence.exit_step is None else evidence.exit_step,
+            f"run{index}_radius_growth": evidence.radius_growth, f"run{index}_total_step": float(trace.clock[-1])}
+
+
 @claim(
     id="align.lem7",
     ref="Lemma 7, App. C",
@@ -548,7 +576,7 @@ OCCUPATION_FACTOR = 1e6
            "1."),
 )
 def check_lem7(ctx: Context) -> None:
-    cases = standard_cases(ctx)[:2]  # the starts inside B(1): the runs must leave B(R_0) = B(1) for good
+    cases = lemma7_cases(ctx)
     results = []
     for case in cases:
         trace = case.assumption5()
@@ -556,15 +584,13 @@ def check_lem7(ctx: Context) -> None:
         results.append((case, trace, lemma7_evidence(trace, margin)))
     # the first run's occupation, whether or not it left the ball (one that stayed shows Σ η over B(R_0) = Σ η)
     trace = results[0][1]
-    inside = np.max(np.stack([np.linalg.norm(W, axis=(1, 2)) for W in trace.layers]), axis=0) <= trace.radii[0]
-    occupancy_plot = {f"Σ η_s over s ≤ t in B({trace.radii[0]:g})":
+    radius, inside = initial_ball(trace)
+    occupancy_plot = {f"Σ η_s over s ≤ t in B({radius:g})":
                       (np.arange(1, trace.steps + 1), np.cumsum(trace.step_sizes * inside[:-1])),
                       "Σ η_s (all steps)": (np.arange(1, trace.steps + 1), trace.clock[1:])}
     figures = {}
     for index, (case, trace, evidence) in enumerate(results):
-        figures[f"run{index}_last_step_in_initial_ball"] = -1 if evidence.exit_step is None else evidence.exit_step
-        figures[f"run{index}_radius_growth"] = evidence.radius_growth
-        figures[f"run{index}_total_step"] = float(trace.clock[-1])
+        figures.update(lemma7_run_figures(index, trace, evidence))
     runs = [(trace, max_margin_direction(case.data).margin) for case, trace, _ in results]
     ctx.support("eq. (27), displacement and occupation (finite-time proxy)", "numeric",
                 lemma7_proxies(Named(f"{len(runs)} Assumption-5 runs from starts in B(1)", runs)),
@@ -584,8 +610,8 @@ def check_lem7(ctx: Context) -> None:
     ctx.control("critical start W(0) = 0 (Assumption 2 dropped)",
                 lemma7_proxies(Named("Assumption-5 run from the critical point W(0) = 0", stuck)),
                 "the gradient vanishes, R_t never grows and the run never leaves B(1)")
-    constant = [(run, max_margin_direction(cases[0].data).margin)
-                for run in constant_step_runs(cases, 10.0, 200, ctx.pick(8, 8), ctx)]
+    constant = [(run, max_margin_direction(case.data).margin)  # each run with the margin of its own data
+                for case in cases for run in constant_step_runs([case], 10.0, 200, ctx.pick(8, 8), ctx)]
     ctx.control("constant step η = 10 (Assumption 5 dropped)",
                 lemma7_proxies(Named(f"{len(constant)} constant-step runs (η = 10, 200 steps)", constant)),
                 "some layer norm grows by more than 1 in one step, against (27)")
@@ -672,24 +698,15 @@ def first_constant_step_violation(starts: np.ndarray) -> CertifiedViolation | No
 
 
 def ball_excess_terms(start: np.ndarray, eta, steps: int) -> tuple[list[arb], arb, arb]:
-    """Ball enclosures (256 bits) of ‖W_k‖_F² − ‖W_k‖_2² for every layer after ``steps`` exact GD steps of size η from
-    the rational ``start`` (DS2, widths [2, 2, 2, 1], logistic risk), of D + 2R(W(0)), and of R(W(0))."""
+    """Ball enclosures (BALL_PRECISION bits) of ‖W_k‖_F² − ‖W_k‖_2² for every layer after ``steps`` exact GD steps of
+    size η from the rational ``start`` (DS2, widths [2, 2, 2, 1], logistic risk), of D + 2R(W(0)), and of R(W(0))."""
     net, Z, theta0 = linear_network(NARROW_WIDTHS), rational_array(ds2().exact_Z), rational_array(start)
-    with flint_ctx.workprec(256):
+    with flint_ctx.workprec(BALL_PRECISION):
         final = ball_logistic_descent(net, Z, theta0, eta if isinstance(eta, fmpq) else fmpq(eta), steps)[-1]
         excesses = [ball_rank_one_excess(W) for W in net.matrices(final)]
         initial_risk = ball_logistic_risk(net, Z, theta0)
         bound = ball_initialization_constant(net.matrices(theta0)) + 2 * initial_risk
     return excesses, bound, initial_risk
-
-
-def lemma8_slacks(terms: Lemma8Terms, excess_bound: Callable[[int], np.ndarray | float],
-                  alignment_extra: Callable[[int], np.ndarray | float]) -> tuple[float, float]:
-    """(min over t, k of bound − excess, min over t, k of the (b) slack), each relative to 1 + the bound's size."""
-    a = min(float(np.min(terms.excess_slack(k, excess_bound(k)) / (1.0 + np.abs(excess_bound(k)))))
-            for k in range(1, terms.depth + 1))
-    b = min(float(np.min(terms.alignment_slack(k, alignment_extra(k)))) for k in range(1, terms.depth))
-    return a, b
 
 
 def display_slacks(terms: Lemma8Terms, swapped: bool) -> dict[str, float]:
@@ -712,7 +729,8 @@ def displays_hold(slacks: dict[str, float]) -> bool:
 
 
 def large_step_terms(ctx: Context, runs: int) -> list[Lemma8Terms]:
-    """Lemma-8 bookkeeping of constant-step runs (η ∈ {3, 10}, 30 steps) on DS2/DS3 from Gaussian starts."""
+    """Lemma-8 bookkeeping of constant-step runs (30 steps) from Gaussian starts, cycling through (DS2, η = 3),
+    (DS3, η = 3), (DS2, η = 10), (DS3, η = 10); a run whose iterates overflow is left out."""
     out = []
     for index in range(runs):
         data, widths = (ds2(), (2, 2, 2, 1)) if index % 2 == 0 else (ds3(), (3, 3, 3, 1))
@@ -723,6 +741,12 @@ def large_step_terms(ctx: Context, runs: int) -> list[Lemma8Terms]:
         if np.all(np.isfinite(trace.theta)):
             out.append(Lemma8Terms(trace))
     return out
+
+
+def step_size_counts(terms: list[Lemma8Terms]) -> str:
+    """How many of the constant-step runs have each step size, e.g. "4 with η = 3, 4 with η = 10"."""
+    sizes = [float(t.trace.step_sizes[0]) for t in terms]
+    return ", ".join(f"{sizes.count(eta)} with η = {eta:g}" for eta in sorted(set(sizes)))
 
 
 def display_bounds(terms: list[Lemma8Terms], swapped: bool) -> tuple[Tightness, ...]:
@@ -749,8 +773,8 @@ def worst_display_slacks(terms: list[Lemma8Terms], swapped: bool) -> dict[str, f
             "(36)": min(s["(36)"] for s in per_run), "(32)": max(s["(32)"] for s in per_run)}
 
 
-@criterion("Lemma 8 (a) fails on the GD run: ball enclosures (256 bits) give ‖W_k‖_F² − ‖W_k‖_2² > D + 2R(W(0)) "
-           "for some k, from a start with R(W(0)) < ℓ(0)")
+@criterion(f"Lemma 8 (a) fails on the GD run: ball enclosures ({BALL_PRECISION} bits) give ‖W_k‖_F² − ‖W_k‖_2² > D + "
+           "2R(W(0)) for some k, from a start with R(W(0)) < ℓ(0)")
 def certified_excess_violation(start: Named, eta, steps: int):
     excesses, bound, initial_risk = ball_excess_terms(start.value, eta, steps)
     figures = {"excess_lower": max(float(e.lower()) for e in excesses), "bound_upper": float(bound.upper()),
@@ -806,15 +830,18 @@ def certified_excess_violation(start: Named, eta, steps: int):
             "(b); the printed text scatters the fraction.")),
 )
 def check_lem8(ctx: Context) -> None:
-    violation = constant_step_violation(ctx, ctx.pick(2000, 4000))
+    draws = ctx.pick(2000, 4000)
+    violation = constant_step_violation(ctx, draws)
     if violation is None:
-        ctx.error("search for a constant-step violation", "no quarter-grid start broke (a) within 4 steps")
+        ctx.error("search for a constant-step violation",
+                  f"none of {draws} quarter-grid starts broke (a) within 4 steps")
         return
     start = Named("quarter-grid start ×4: " + " ".join(str(int(v)) for v in violation.start * 4), violation.start)
     ctx.counterexample(
         "(a) fails for constant-step GD", "interval", certified_excess_violation(start, violation.eta, violation.steps),
-        f"DS2, widths [2, 2, 2, 1], logistic risk, Assumption 2 holds at the start, constant step η = {violation.eta}, "
-        f"{violation.steps} steps, layer {violation.layer}; exact GD recursion in ball arithmetic (python-flint)",
+        f"the largest float64 break at the fewest steps among {draws} quarter-grid starts; DS2, widths [2, 2, 2, 1], "
+        f"logistic risk, Assumption 2 holds at the start, constant step η = {violation.eta}, {violation.steps} steps, "
+        f"layer {violation.layer}; exact GD recursion in ball arithmetic (python-flint)",
         {"eta": violation.eta, "steps": violation.steps, "layer": violation.layer})
     kappa = largest_assumption5_step(3)
     small = fmpq(1, int(math.ceil(1 / kappa)))
@@ -949,14 +976,16 @@ def check_lem8_corrected(ctx: Context) -> None:
                           xlabel="step t + 1", ylabel="", xscale="log"))
     ctx.support("(a), sharp bound", "numeric", excess_bounded(runs, _sharp_excess_bound),
                 "D_k + Σ_j (tr P_j − tr Q_(j+1) + ‖Q_(j+1)‖_2)", conclusion=part_a)
-    violation = constant_step_violation(ctx, ctx.pick(2000, 4000))
+    draws = ctx.pick(2000, 4000)
+    violation = constant_step_violation(ctx, draws)
     if violation is not None:
         run = Lemma8Terms(descent_trace(ds2_narrow_risk(), violation.start, violation.steps,
                                         float(violation.eta)))
         ctx.control("constant step (Assumption 5 dropped)",
                     excess_bounded(Named(f"the constant-step run certified by align.lem8 (η = {violation.eta})",
                                          [run]), _printed_excess_bound),
-                    "the same (a) check, in float64, on a run outside Assumption 5")
+                    f"the same (a) check, in float64, on a run outside Assumption 5 (found among {draws} quarter-grid "
+                    "starts)")
     ctx.control("(a) without the bound", excess_bounded(runs, _no_bound), "exact rank one demanded")
     ctx.support("(b), printed constant", "numeric", alignment_bounded(runs, _printed_extra), "E_k = 3R(W(0))",
                 conclusion=part_b)
@@ -970,7 +999,7 @@ def check_lem8_corrected(ctx: Context) -> None:
     ctx.control("(b) with exact alignment demanded", alignment_bounded(runs, _whole_numerator_dropped),
                 "the numerator dropped: ⟨v_(k+1), u_k⟩² ≥ 1")
     large = large_step_terms(ctx, ctx.pick(8, 24))
-    both = Named(f"{len(traces)} Assumption-5 runs and {len(large)} constant-step runs (η ∈ {{3, 10}})",
+    both = Named(f"{len(traces)} Assumption-5 runs and {len(large)} constant-step runs ({step_size_counts(large)})",
                  traces + large)
     ctx.support("corrected displays (31)–(33), (36)", "numeric", displays_valid(both, False),
                 "the displays behind (a) and (b), for any step sizes", conclusion=part_b)
@@ -1062,7 +1091,7 @@ def check_eq37(ctx: Context) -> None:
     ctx.control("printed drift −tr P_k + tr Q_j", drift_identity(runs, PRINTED), "the sign of the printed display")
     large = large_step_terms(ctx, ctx.pick(8, 24))
     ctx.support("any steps: drift ≤ S(t)", "numeric",
-                drift_bounded(Named(f"{len(large)} constant-step runs (η ∈ {{3, 10}})", large), "S(t)"),
+                drift_bounded(Named(f"{len(large)} constant-step runs ({step_size_counts(large)})", large), "S(t)"),
                 "outside Assumption 5, |drift| ≤ S(t) at every step")
     constant = [Lemma8Terms(trace) for trace in constant_step_runs(cases, 10.0, 200, ctx.pick(8, 8), ctx)]
     ctx.control("constant step η = 10 (Assumption 5 dropped)",

@@ -71,15 +71,11 @@ def largest_assumption5_step(depth: int, regularity: LossRegularity = LOGISTIC) 
     return min(1.0 / ball_smoothness(depth, 1.0, regularity), 1.0)
 
 
-def assumption5_rule(net: Network, theta0: np.ndarray, regularity: LossRegularity = LOGISTIC,
-                     fraction: float = 1.0) -> GrowingBallStep:
-    """η_t = min{1/β(R_t), 1} with R_{−1} = ⌈max(1, max_k ‖W_k(0)‖_F)⌉ grown by +1 until W(t), W(t+1) ∈ B(R_t).
-
-    ``fraction`` < 1 scales every step (a finer discretization of the same flow, for convergence checks).
-    """
+def assumption5_rule(net: Network, theta0: np.ndarray, regularity: LossRegularity = LOGISTIC) -> GrowingBallStep:
+    """η_t = min{1/β(R_t), 1} with R_{−1} = ⌈max(1, max_k ‖W_k(0)‖_F)⌉ grown by +1 until W(t), W(t+1) ∈ B(R_t)."""
     gauge = max_layer_norm(net)
-    return GrowingBallStep(lambda radius: ball_smoothness(net.depth, radius, regularity) / fraction, gauge,
-                           radius=float(math.ceil(max(1.0, gauge(theta0)))), max_step=fraction, increment=1.0)
+    return GrowingBallStep(lambda radius: ball_smoothness(net.depth, radius, regularity), gauge,
+                           radius=float(math.ceil(max(1.0, gauge(theta0)))), max_step=1.0, increment=1.0)
 
 
 def ball_gauge(net: Network) -> Callable[[np.ndarray], np.ndarray]:
@@ -323,11 +319,6 @@ class Lemma8Terms:
         """⟨v_{k+1},u_k⟩² − (1 − (D + ‖W_{k+1}(0)‖_2² + ‖W_k(0)‖_2² + extra)/σ_{k+1}²): ≥ 0 where (b) holds."""
         numerator = self.D + self.initial_spectral_squared(k + 1) + self.initial_spectral_squared(k) + extra
         return self.alignment_squared(k) - (1.0 - numerator / self.sigma(k + 1) ** 2)
-
-    def alignment_deficit_ratio(self, k: int, extra: np.ndarray | float) -> np.ndarray:
-        """(1 − ⟨v_{k+1},u_k⟩²) over the bound's (D + … + extra)/σ_{k+1}²: the tightness of (b) (≤ 1 where it holds)."""
-        numerator = self.D + self.initial_spectral_squared(k + 1) + self.initial_spectral_squared(k) + extra
-        return (1.0 - self.alignment_squared(k)) * self.sigma(k + 1) ** 2 / numerator
 
     def sharp_excess_bound(self, k: int) -> np.ndarray:
         """D_k + Σ_{j=k}^{L−1} (tr P_j − tr Q_{j+1} + ‖Q_{j+1}‖_2): summing the corrected (31) and (32)."""

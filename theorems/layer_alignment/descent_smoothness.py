@@ -48,6 +48,7 @@ from verify import Context, Decision, claim, criterion, histogram, line, plain, 
 SLACK_TOLERANCE = 1e-12  # float rounding of a risk difference, relative to 1 + R(W)
 GAUGE_ROUNDING = 1e-12  # relative rounding allowed when a float norm is compared with a radius
 WRONG_CONSTANT = 40.0  # eq. (4)'s control divides β(R) by this
+SMALL_RADIUS_PRECISION = 128  # bits of the ball arithmetic that certifies align.lem5's R = 0.2 control
 
 # -- Assumption 4: exact suprema of |ℓ'| and |ℓ''| ----------------------------------------------------------------
 
@@ -278,7 +279,7 @@ def scalar_problem() -> Objective:
 def certified_small_radius_violation(radius: fmpq, h: fmpq) -> tuple[bool, arb, arb]:
     """At W = (h, h), V = 0 in B(R) (h ≤ R): ‖∇R(W) − ∇R(V)‖/‖W − V‖ = |ℓ'(h²)| = 1/(1 + e^{h²}) against β(R),
     for the scalar problem; ∇R(0) = 0. Ball arithmetic: (certified larger, ratio, β(R))."""
-    with flint_ctx.workprec(128):
+    with flint_ctx.workprec(SMALL_RADIUS_PRECISION):
         ratio = 1 / (1 + arb(h * h).exp())
         beta = 2 * 2**2 * arb(radius) ** 2 * (arb(fmpq(1, 4)) + 1)
         return bool(ratio > beta), ratio, beta
@@ -353,8 +354,8 @@ def check_lem5(ctx: Context) -> None:
     small = [("scalar net ℓ_log(ab), z = 1", scalar_problem(), 0.2, ctx.rng("hessian small radius"))]
     ctx.control("R = 0.2 (hypothesis R ≥ 1 dropped)",
                 hessian_below_smoothness(Named("scalar net ℓ_log(ab), z = 1, R = 0.2", small), samples),
-                "β(0.2) = 0.4; in ball arithmetic W = (1/10, 1/10), V = 0 give ‖∇R(W) − ∇R(V)‖/‖W − V‖ = "
-                f"1/(1 + e^(1/100)) > 0.4 (certified: {certified})",
+                f"β(0.2) = 0.4; in ball arithmetic ({SMALL_RADIUS_PRECISION} bits) W = (1/10, 1/10), V = 0 give "
+                f"‖∇R(W) − ∇R(V)‖/‖W − V‖ = 1/(1 + e^(1/100)) > 0.4 (certified: {certified})",
                 figures={"certified_ratio_lower": float(ratio.lower()), "beta_upper": float(beta.upper())})
     far = [("DS2 × 10, [2, 2, 1]", risk(linear_network((2, 2, 1)), Dataset("DS2 × 10", 10.0 * ds2().Z), "logistic"),
             1.0, ctx.rng("hessian far data"))]
@@ -493,7 +494,7 @@ def ball_exit(objective: Objective, theta0: np.ndarray, radius: float, margin: f
     eta = 1.0 / ball_smoothness(net.depth, radius)
     trace = descent_trace(objective, theta0, budget, eta, stop=lambda t, theta: gauge(theta) > radius)
     left = gauge(trace.theta[-1]) > radius
-    floor = lemma1_epsilon("logistic", net.depth, radius, margin, float(trace.risk[1])) if trace.steps else 0.0
+    floor = lemma1_epsilon("logistic", net.depth, radius, margin, float(trace.risk[1]))  # descent_trace runs ≥ 1 step
     bound = 1.0 + 2.0 * ball_smoothness(net.depth, radius) * trace.risk[0] / floor**2 if floor > 0 else np.inf
     inside = trace_descent_slack(trace)[: trace.steps - 1] if left else trace_descent_slack(trace)
     return BallExit(radius, trace.steps if left else None, float(bound), float(np.max(inside, initial=-np.inf)),
@@ -586,7 +587,7 @@ def check_lem6(ctx: Context) -> None:
                 max_margin_direction(point).margin, budget)]
     ctx.control("App. A start w_1 = −w_2 (R(W(0)) > ℓ(0))",
                 leaves_ball(Named(f"App. A start W_1 = ({half:g}, {half:g})ᵀ, W_2 = −W_1ᵀ, z = {point.Z[0, 0]:g}, "
-                                  f"n = {point.n}", trapped)),
+                                  f"n = {point.n}, d = {point.d}", trapped)),
                 f"the antisymmetry is kept and GD shrinks to the saddle at 0, never leaving B({radius:g})")
 
 

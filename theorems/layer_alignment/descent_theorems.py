@@ -3,7 +3,7 @@ minimizes the risk, grows every layer, aligns the layers, and (logistic loss) tu
 end-to-end predictor towards the max-margin direction ū.
 
 Both theorems are limits. They are checked by finite-time proxies: along Assumption-5 runs, the per-step facts
-the proofs use (exact up to rounding) and monotone trends; and agreement with gradient flow at the matched time
+the proofs use (exact up to rounding) and monotone trends, read on the matched gradient-flow time
 t_GF = Σ_{s<t} η_s. Under Assumption 5 the GD clock advances like R_t^{−(2L−2)} per step, so the asymptotic
 regime is out of reach on CPU; its shape is shown on GD with a practical constant step, outside the theorems.
 """
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from numerics.flows import GradientFlow
 from numerics.metrics import angle
 from numerics.tolerances import at_least, at_most
 from numerics.trends import RateFit, fit_rate, is_monotone
@@ -46,7 +45,7 @@ MONOTONE_RTOL = 1e-9  # rounding allowed when a proxy is required to be monotone
 IDENTITY_TOLERANCE = 1e-10  # float residual of a per-step identity, relative to its terms
 
 
-def checkpoints(trace: DescentTrace, count: int = 40, start: int = 1) -> np.ndarray:
+def checkpoints(trace: DescentTrace, count: int, start: int = 1) -> np.ndarray:
     """Step indices spread evenly in log t (the scale on which these quantities move)."""
     return np.unique(np.geomspace(start, trace.steps, count).astype(int))
 
@@ -63,7 +62,7 @@ class Proxies:
     product_deficit: np.ndarray  # 1 − |⟨w_prod/∏F_k, v_1⟩|
 
 
-def proxies(trace: DescentTrace, count: int = 40, vector: int = 0) -> Proxies:
+def proxies(trace: DescentTrace, vector: int, count: int = 40) -> Proxies:
     """Undefined directions (a zero layer) give NaN entries, which no monotonicity test accepts. ``vector`` picks the
     right singular vector of W_1 that w_prod is compared with (0: the top one, as in the theorem)."""
     steps = checkpoints(trace, count)
@@ -106,14 +105,6 @@ def theorem3_trend(trace: DescentTrace, vector: int, drop: float = RISK_DROP,
             "final_product_deficit": float(p.product_deficit[-1]), "risk_nonincreasing_every_step": steps_ok,
             "norms_increasing_late": norms_grow, "min_norm_growth_late": float(growth.min()),
             "product_alignment_improving_late": aligning}
-
-
-def flow_deviation(trace: DescentTrace, case: Case, clock_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """‖W_GD(t) − W_GF(clock_factor · t_GF(t))‖ / ‖W_GF‖ at log-spaced steps (clock_factor = 1: matched time)."""
-    steps = checkpoints(trace, 30)
-    times = clock_factor * trace.clock[steps]
-    flow = GradientFlow(case.objective).solve(case.theta0, float(times[-1]), t_eval=times)
-    return times, np.linalg.norm(trace.theta[steps] - flow.theta, axis=1) / np.linalg.norm(flow.theta, axis=1)
 
 
 def flow_agreement(deviation: np.ndarray, half_deviation: np.ndarray, largest_step: float) -> bool:

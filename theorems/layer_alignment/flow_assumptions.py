@@ -12,6 +12,7 @@ from sympy.calculus.util import continuous_domain
 from numerics import backend as B
 from numerics import exact as E
 from numerics.losses import Objective, margin_loss
+from numerics.networks import Network
 from numerics.symbolic import certify_rational_positive, gradient_flow, is_identically_zero, lie_derivative
 from numerics.tolerances import above, at_least, at_most
 from numerics.trends import is_monotone, log_spaced
@@ -118,8 +119,8 @@ def _limit_is(expr: sympy.Expr, point: sympy.Expr, target: sympy.Expr) -> bool |
     return False if value.is_number or value.is_infinite else None
 
 
-@criterion("ℓ' continuous on R, −ℓ' > 0 on R (Sturm after a rationalizing substitution; exact points refute), "
-           "ℓ(−∞) = ∞, ℓ(∞) = 0 (sympy)")
+@criterion("ℓ' continuous on R, −ℓ' > 0 on R (Sturm after a rationalizing substitution; the exact points "
+           f"{', '.join(map(str, TEST_POINTS))} refute), ℓ(−∞) = ∞, ℓ(∞) = 0 (sympy)")
 def satisfies_assumption1(loss: LossFormula):
     result = check_assumption1(loss)
     shown = {key: "undecided" if value is None else value for key, value in vars(result).items()}
@@ -158,15 +159,18 @@ def check_asm1(ctx: Context) -> None:
 
 # -- align.asm2 ------------------------------------------------------------------------------------------------
 
-def high_precision_assumption2(objective: Objective, theta: np.ndarray, digits: int = 40) -> bool:
-    """Assumption 2 decided from a 40-digit evaluation of R(W(0)) and ∇R(W(0))."""
-    with mpmath.workdps(digits):
+ASSUMPTION2_DIGITS = 40  # the working precision of the reference decision of Assumption 2
+
+
+def high_precision_assumption2(objective: Objective, theta: np.ndarray) -> bool:
+    """Assumption 2 decided from an ASSUMPTION2_DIGITS-digit evaluation of R(W(0)) and ∇R(W(0))."""
+    with mpmath.workdps(ASSUMPTION2_DIGITS):
         exact = Objective(objective.model, B.to_object(objective.X, "mp"), B.to_object(objective.Y, "mp"),
                           objective.loss, mean=True)
         point = B.to_object(theta, "mp")
         value = exact.value(point)
         gradient = mpmath.sqrt(sum(g ** 2 for g in exact.gradient(point)))
-        zero_loss = margin_loss(objective.loss).value(B.to_object(np.zeros(1), "mp"))[0]
+        zero_loss = margin_loss(objective.loss).value(B.to_object(np.zeros(1), "mp")).item()
         return bool(gradient > mpmath.mpf("1e-10") and value <= zero_loss)
 
 
@@ -188,7 +192,7 @@ def _criticality_dropped(objective: Objective, theta: np.ndarray) -> bool:
     return float(objective.value(theta)) <= loss_at_zero(objective.loss)
 
 
-@criterion("a float64 test of Assumption 2 gives the 40-digit decision on every init")
+@criterion(f"a float64 test of Assumption 2 gives the {ASSUMPTION2_DIGITS}-digit decision on every init")
 def decides_assumption2(test, inits: Named):
     wrong = [label for label, objective, theta, truth in inits.value if test(objective, theta) != truth]
     accepted = sum(truth for *_, truth in inits.value)
@@ -204,33 +208,38 @@ def decides_assumption2(test, inits: Named):
     title="Initialization: not critical, and no worse than the zero predictor",
     statement="The initialization satisfies $nabla R(W(0)) != 0$ and $R(W(0)) <= R(0) = ell(0)$.",
     hypotheses=["any network, data and loss"],
-    conclusions={"the suite's float64 test of Assumption 2 decides it as 40-digit arithmetic does (random Gaussian "
-                 "inits on DS3, the critical point W = 0, App. A's init)": "confirmed"},
-    profiles={"quick": "the suite's test of Assumption 2 against 40-digit evaluations at 40 Gaussian inits (scales "
-                       "0.3 and 0.6) on DS3 × 2 losses, the critical point W = 0 and App. A's bad init; the same "
-                       "criterion on tests that drop one condition",
+    conclusions={f"the suite's float64 test of Assumption 2 decides it as {ASSUMPTION2_DIGITS}-digit arithmetic does "
+                 "(random Gaussian inits on DS3, the critical point W = 0, App. A's init)": "confirmed"},
+    profiles={"quick": f"the suite's test of Assumption 2 against {ASSUMPTION2_DIGITS}-digit evaluations at 40 "
+                       "Gaussian inits (scales 0.3 and 0.6) on DS3 × 2 losses, the critical point W = 0 and App. A's "
+                       "bad init; the same criterion on tests that drop one condition",
               "full": "as quick with 200 inits", "paper": "as full"},
     notes=["The printed text reads '∇R(W(0)) = 0'; the prose says 'not a critical point', so the relation is ≠."],
 )
 def check_asm2(ctx: Context) -> None:
     data = ds3()
     net = linear_network((3, 3, 3, 1))
-    cases = []
+    cases, scales = [], []
     for loss in ("logistic", "exponential"):
         objective = risk(net, data, loss)
         for index in range(ctx.pick(40, 200)):
-            scale = 0.3 if index % 2 else 0.6
-            theta = scale * ctx.rng(f"init-{loss}-{index}").normal(size=net.n_params)
+            scales.append(0.3 if index % 2 else 0.6)
+            theta = scales[-1] * ctx.rng(f"init-{loss}-{index}").normal(size=net.n_params)
             cases.append((f"{loss} {index}", objective, theta, high_precision_assumption2(objective, theta)))
     objective = risk(net, data, "logistic")
     origin = np.zeros(net.n_params)
     cases.append(("critical point W = 0", objective, origin, high_precision_assumption2(objective, origin)))
-    counter, counter_theta = app_a_counter_initialization(2, np.sqrt(0.5))
-    cases.append(("App. A init, R(W(0)) = e^0.5 > ℓ(0)", counter, counter_theta,
+    width, scale = 2, np.sqrt(0.5)
+    counter, counter_theta = app_a_counter_initialization(width, scale)
+    counter_risk = float(counter.value(counter_theta))
+    cases.append((f"App. A init, R(W(0)) = {counter_risk:.4g} > ℓ(0)", counter, counter_theta,
                   high_precision_assumption2(counter, counter_theta)))
-    inits = Named(f"{len(cases)} inits: Gaussian on DS3, W = 0, App. A", cases)
-    ctx.support("decision against 40-digit evaluation", "numeric", decides_assumption2(satisfies_assumption2, inits),
-                "the float64 test against 40-digit arithmetic")
+    gaussian = ", ".join(f"{scales.count(s)} of scale {s:g}" for s in sorted(set(scales)))
+    inits = Named(f"{len(cases)} inits: Gaussian on DS3 ({gaussian}), W = 0, App. A's with m = {width} "
+                  f"(R(W(0)) = {counter_risk:.4g})", cases)
+    ctx.support(f"decision against {ASSUMPTION2_DIGITS}-digit evaluation", "numeric",
+                decides_assumption2(satisfies_assumption2, inits),
+                f"the float64 test against {ASSUMPTION2_DIGITS}-digit arithmetic")
     ctx.control("test without the risk condition", decides_assumption2(_risk_condition_dropped, inits),
                 "R(W(0)) ≤ ℓ(0) dropped: App. A's init is accepted")
     ctx.control("test without the critical-point condition", decides_assumption2(_criticality_dropped, inits),
@@ -355,7 +364,8 @@ def check_asm3(ctx: Context) -> None:
     net = linear_network((3, 3, 1))
     objective = risk(net, data, "logistic")
     run = run_flow("planar", objective, admissible_initialization(objective, rng, 0.5), log_spaced(1e-2, 1e8, 21))
-    flow = Named("flow on planar data in R³ to t = 1e8", run)
+    flow = Named(f"flow on planar data in R³ to t = {run.t[-1]:g}, {run.t.size - 1} log-spaced checkpoints from "
+                 f"t = {run.t[1]:g}", run)
     ctx.support("relaxation: the flow stays in the data span", "numeric",
                 constant_along(flow, np.cross(basis[:, 0], basis[:, 1])),
                 "planar data in R³: the component of W_1's rows orthogonal to the data plane", conclusion=relaxed)
@@ -371,7 +381,7 @@ PYTHAGOREAN_UNITS = [(sympy.Rational(3, 5), sympy.Rational(4, 5)), (sympy.Ration
 
 def rational_balanced_layers(scale: sympy.Rational, units: list[tuple]) -> list[np.ndarray]:
     """W_k = s·u_k u_{k−1}ᵀ with rational unit vectors u_0, …, u_{L−1} ∈ R² and u_L = 1 (exact)."""
-    vectors = [np.array(u, dtype=object).reshape(-1, 1) for u in units] + [np.array([[sympy.Integer(1)]])]
+    vectors = [np.array(u, dtype=object)[:, None] for u in units] + [np.array([[sympy.Integer(1)]])]
     return [scale * vectors[k + 1] @ vectors[k].T for k in range(len(vectors) - 1)]
 
 
@@ -383,6 +393,7 @@ def exact_constant_lower_bound(layers: list[np.ndarray]) -> sympy.Expr:
     return sympy.nsimplify(max(squares) - squares[-1] + sum(gaps))
 
 
+BALANCED_DEPTHS = (2, 3, 4)  # the rational balanced inits, one per depth L
 FLOAT_D_TOLERANCE = 1e-14  # the float64 D of a balanced rational init of scale ≤ 1: rounding only
 
 
@@ -448,7 +459,8 @@ def constant_bounds(inits: Named, constant):
                "then $D = 0$."),
     hypotheses=["any initialization of a deep linear network with $d_L = 1$"],
     conclusions={
-        "balanced ⇒ D = 0 (trace identity on widths (2,3,1); exact D = 0 for rational balanced inits, L = 2, 3, 4)":
+        "balanced ⇒ D = 0 (trace identity on widths (2,3,1); exact D = 0 for rational balanced inits, L = "
+        f"{', '.join(map(str, BALANCED_DEPTHS))})":
             "certified",
         "D ≥ 0 and D_k ≤ D (200 random inits of random depths and widths)": "confirmed",
     },
@@ -460,7 +472,7 @@ def check_def_D(ctx: Context) -> None:
     ctx.prove("tr A_(k,k+1) = ‖W_k‖_F² − ‖W_(k+1)‖_F²", "symbolic", trace_identity(1),
               "so A_(k,k+1) = 0 for all k forces equal Frobenius norms and D = 0", conclusion=balanced_zero)
     ctx.control("trace with the wrong sign", trace_identity(-1), "tr A = ‖W_(k+1)‖_F² − ‖W_k‖_F²")
-    for index, depth in enumerate((2, 3, 4)):
+    for index, depth in enumerate(BALANCED_DEPTHS):
         scale = sympy.Rational(3 + index, 4)
         ctx.prove(f"balanced rational init, L = {depth}", "exact",
                   exact_constant_zero(rational_balanced_layers(scale, PYTHAGOREAN_UNITS[:depth])),
@@ -494,10 +506,11 @@ def check_def_D(ctx: Context) -> None:
     ctx.control("D lowered by 1e-9", constant_bounds(named, _constant_lowered),
                 "D − 1e-9: D_k ≤ D fails by 1e-9 (above the 1e-12 rounding allowance) where W_1 has the largest "
                 "norm, so D_1 = D")
-    balanced = Named("3 balanced rational inits in float64 (L = 2, 3, 4)",
+    balanced = Named(f"{len(BALANCED_DEPTHS)} balanced rational inits in float64 (L = "
+                     f"{', '.join(map(str, BALANCED_DEPTHS))})",
                      [[B.to_float(W) for W in rational_balanced_layers(sympy.Rational(3 + index, 4),
                                                                        PYTHAGOREAN_UNITS[:depth])]
-                      for index, depth in enumerate((2, 3, 4))])
+                      for index, depth in enumerate(BALANCED_DEPTHS)])
     ctx.control("D lowered by 1e-13 on balanced inits", constant_bounds(balanced, _constant_below_zero),
                 "D − 1e-13 where D = 0 up to rounding: below 0, yet D_k ≤ D within the 1e-12 allowance (D_L = 0)")
 
@@ -533,20 +546,33 @@ def mean_margin_at_least(data: Dataset, factor: int):
                     tightness("⟨z̄, ū⟩ ≥ γ", float(mean_margin), float(factor * gamma), sense="lower"))
 
 
+ZERO_LAYER_TIMES = (1e-2, 1e4, 13)  # the flows of align.rem.A-init: log-spaced checkpoints (first, last, count)
+
+
+def with_zero_layers(net: Network, theta: np.ndarray, count: int) -> np.ndarray:
+    """A copy of θ with W_1, …, W_count set to 0."""
+    zeroed = theta.copy()
+    zeroed[:sum(net.sizes[:count])] = 0.0
+    return zeroed
+
+
 @criterion("every init satisfies Assumption 2 with R(W(0)) = ℓ(0), and gradient flow from the first of each data set "
-           "decreases the risk")
+           f"decreases the risk at every checkpoint ({ZERO_LAYER_TIMES[2]} log-spaced on [{ZERO_LAYER_TIMES[0]:g}, "
+           f"{ZERO_LAYER_TIMES[1]:g}] after t = 0)")
 def first_layer_zero_admissible(cases: Named):
-    satisfied, decreasing, flows = 0, True, 0
+    satisfied, decreasing, flows, final = 0, True, 0, []
     for objective, theta, flow_it in cases.value:
         satisfied += (satisfies_assumption2(objective, theta)
                       and float(objective.value(theta)) == loss_at_zero(objective.loss))
         if flow_it:
             flows += 1
-            run = run_flow("W_1(0) = 0", objective, theta, log_spaced(1e-2, 1e4, 13))
-            decreasing &= bool(is_monotone(run.risks[1:], "decreasing") and run.risks[-1] < run.risks[0])
+            run = run_flow("W_1(0) = 0", objective, theta, log_spaced(*ZERO_LAYER_TIMES))
+            decreasing &= bool(is_monotone(run.risks, "decreasing") and run.risks[-1] < run.risks[0])
+            final.append(float(run.risks[-1]))
     total = len(cases.value)
     return (satisfied == total and decreasing, f"{satisfied}/{total} satisfy it; flows decrease the risk: {decreasing}",
-            {"instances": total, "satisfied": satisfied, "flows": flows})
+            {"instances": total, "satisfied": satisfied, "flows": flows}
+            | ({"largest_final_risk": max(final)} if final else {}))
 
 
 @claim(
@@ -584,30 +610,31 @@ def check_rem_a_init(ctx: Context) -> None:
     ctx.control("⟨z̄, ū⟩ ≥ 2γ", mean_margin_at_least(ds3(), 2), "wrong constant: γ → 2γ")
     cases, stuck, unzeroed = [], [], []
     datasets = [ds2(), ds3(), ds_random(ctx.rng("data-0"), 10, 3), ds_random(ctx.rng("data-1"), 10, 4)]
+    hidden, unzeroed_scale = (3, 2), 1.0
     for data in datasets:
-        net = linear_network((data.d, 3, 2, 1))
+        net = linear_network((data.d, *hidden, 1))
         for loss in ("logistic", "exponential"):
             objective = risk(net, data, loss)
+            # a Gaussian W_1(0) ≠ 0 redrawn until Assumption 2 holds: then R(W(0)) < ℓ(0)
+            unzeroed.append((objective, admissible_initialization(
+                objective, ctx.rng(f"{data.name}-{loss}-admissible"), unzeroed_scale), loss == "logistic"))
             for index in range(ctx.pick(5, 25)):
-                theta = ctx.rng(f"{data.name}-{loss}-{index}").normal(size=net.n_params)
-                if index == 0:  # a Gaussian W_1(0) ≠ 0 redrawn until Assumption 2 holds: then R(W(0)) < ℓ(0)
-                    unzeroed.append((objective, admissible_initialization(
-                        objective, ctx.rng(f"{data.name}-{loss}-admissible"), 1.0), loss == "logistic"))
-                theta[:net.sizes[0]] = 0.0
+                theta = with_zero_layers(net, ctx.rng(f"{data.name}-{loss}-{index}").normal(size=net.n_params), 1)
                 cases.append((objective, theta, index == 0 and loss == "logistic"))
                 if index == 0:
-                    both = theta.copy()
-                    both[:net.sizes[0] + net.sizes[1]] = 0.0  # W_1 = W_2 = 0: the product W_3W_2 vanishes too
+                    both = with_zero_layers(net, theta, 2)  # W_1 = W_2 = 0: the product W_3W_2 vanishes too
                     stuck.append((objective, both, loss == "logistic"))
+    shape = f"widths (d, {', '.join(map(str, hidden))}, 1)"
     ctx.support("random instances", "numeric",
-                first_layer_zero_admissible(Named(f"{len(cases)} random inits with W_1(0) = 0 on "
+                first_layer_zero_admissible(Named(f"{len(cases)} random inits with W_1(0) = 0, {shape}, on "
                                                   f"{', '.join(data.name for data in datasets)}", cases)),
                 "random Gaussian layers above W_1, 4 data sets × 2 losses", conclusion=instances)
-    ctx.control("also W_L⋯W_2 = 0", first_layer_zero_admissible(Named(f"{len(stuck)} inits with W_1 = W_2 = 0",
-                                                                       stuck)),
+    ctx.control("also W_L⋯W_2 = 0", first_layer_zero_admissible(Named(f"{len(stuck)} inits with W_1 = W_2 = 0, "
+                                                                       f"{shape}", stuck)),
                 "the hypothesis W_L(0)⋯W_2(0) ≠ 0 dropped: every layer gradient is 0, Assumption 2 fails")
-    ctx.control("W_1(0) ≠ 0", first_layer_zero_admissible(Named(f"{len(unzeroed)} Gaussian inits satisfying "
-                                                                 "Assumption 2, W_1 not zeroed", unzeroed)),
+    ctx.control("W_1(0) ≠ 0", first_layer_zero_admissible(Named(f"{len(unzeroed)} Gaussian inits of scale "
+                                                                 f"{unzeroed_scale:g} satisfying Assumption 2, "
+                                                                 f"W_1 not zeroed, {shape}", unzeroed)),
                 "the hypothesis W_1(0) = 0 dropped: Assumption 2 holds and the flows decrease the risk, but "
                 "R(W(0)) ≠ ℓ(0)", because="flows decrease the risk: True")
 
@@ -624,11 +651,12 @@ def invariant_line_law(m: int, offset: int, rate: int):
     line_point = dict(zip(w2, -w1 + offset * sympy.eye(m)[:, 0]))
     invariance = is_identically_zero(field[0] + field[1] - objective * (w1 + w2))
     on_line = is_identically_zero(objective.subs(line_point) - sympy.exp(w1.dot(w1)))
-    s = sympy.Function("s")(sympy.Symbol("t"))
+    t = sympy.Symbol("t")
+    s = sympy.Function("s")(t)
     law = is_identically_zero(sympy.simplify(lie_derivative(w1.dot(w1), [w1, w2], field).subs(line_point)
                                              - (-2 * w1.dot(w1) * sympy.exp(w1.dot(w1)))))
-    e1_derivative = is_identically_zero(sympy.simplify(sympy.diff(sympy.expint(1, s), s.args[0]).subs(
-        sympy.Derivative(s, s.args[0]), -2 * s * sympy.exp(s)) - rate))
+    e1_derivative = is_identically_zero(sympy.simplify(sympy.diff(sympy.expint(1, s), t).subs(
+        sympy.Derivative(s, t), -2 * s * sympy.exp(s)) - rate))
     tests = {"invariance": invariance, "R on the line": on_line, "law of s": law, "E_1 rate": e1_derivative}
     refuted = [name for name, test in tests.items() if test.refuted]
     if refuted:

@@ -3,7 +3,7 @@ claim on ReLU networks. Asymptotic statements are checked by finite-time proxies
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import mpmath
@@ -12,7 +12,7 @@ import sympy
 from scipy.linalg import null_space
 
 from numerics.flows import GradientFlow
-from numerics.losses import Objective, margin_loss
+from numerics.losses import MarginLoss, Objective, margin_loss
 from numerics.metrics import angle, rank_one_distance
 from numerics.networks import fully_connected
 from numerics.symbolic import generic_loss, is_identically_zero
@@ -137,6 +137,14 @@ def _read_as(run: FlowRun, label: str, index: Sequence[int], halved: int | None 
     return FlowRun(f"{run.label} ({label})", run.objective, trajectory, tuple(states))
 
 
+def _reading(t: np.ndarray, index: Sequence[int]) -> str:
+    """Where a perturbed reading (:func:`_read_as`) ends and which checkpoints hold another one's state."""
+    moved = [(i, j) for i, j in enumerate(index) if i != j]
+    shown = ", ".join(f"t = {t[i]:.3g} holds t = {t[j]:.3g}" for i, j in moved[:2])
+    more = f" and {len(moved) - 2} more" if len(moved) > 2 else ""
+    return f"read to t = {t[len(index) - 1]:.3g}" + (f"; {shown}{more}" if moved else "")
+
+
 def _alignment_numerator(D: float, upper: float, lower: float) -> float:
     """Lemma 2 (b)'s numerator D + ‖W_(k+1)(0)‖_2² + ‖W_k(0)‖_2²."""
     return D + upper + lower
@@ -161,6 +169,13 @@ def rank_one_gaps(run: FlowRun, constant: Callable = initialization_constants) -
     return gaps, bounds  # 0/0 there: nan, not an error
 
 
+def tightest_rank_one_ratio(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> float:
+    """The largest gap/bound of Lemma 2 (a) over (gaps, bounds) pairs (:func:`rank_one_gaps`), at the checkpoints
+    with a positive bound and a gap above rounding (1e-12); 0 when there is none."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return max(float(np.max((gap / bound)[above(gap, 1e-12) & (bound > 0)], initial=0.0)) for gap, bound in pairs)
+
+
 def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
                    constant: Callable = initialization_constants, vector: Callable = top_right_vector,
                    numerator: Callable = _alignment_numerator) -> dict[str, bool]:
@@ -178,7 +193,7 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
     with np.errstate(divide="ignore", invalid="ignore"):
         product = np.array([1.0 - abs(float(s.w_prod @ vector(s))) / np.prod(s.frobenius)
                             for s in run.states[positive_time]])
-    adjacent = (1.0 - run.series(alignment))[positive_time]  # T × (L − 1): no columns for one layer
+    aligned = run.series(alignment)[positive_time]  # T × (L − 1): no columns for one layer
     w_norms = np.array([float(np.linalg.norm(s.w_prod)) for s in run.states[positive_time]])
     after = after[positive_time]
     tail = final_decades(t)[positive_time]
@@ -188,12 +203,19 @@ def theorem1_proxy(run: FlowRun, alignment: Callable = _adjacent_alignments,
         started < len(t), bool(np.all(np.diff(norms[started:], axis=0) >= 0)), bool(np.all(norms[-1] > norms[0])),
         bool(np.all(at_most(gaps, bounds * (1 + 1e-9) + 1e-15))),
         all(is_monotone(gaps[tail, k], "decreasing", MONOTONE_RTOL, 1e-13) for k in range(gaps.shape[1])),
-        bool(at_least(slack_b, -1e-9)), bool(np.all(at_most(adjacent[-1], adjacent[after][0] + 1e-13))),
+        bool(at_least(slack_b, -1e-9)), bool(np.all(at_least(aligned[-1], aligned[after][0] - 1e-13))),
         is_monotone(product[after], "decreasing", MONOTONE_RTOL, 1e-13),
         is_monotone(w_norms[after], "increasing", MONOTONE_RTOL), bool(w_norms[-1] > w_norms[after][0]),
     )
     names = [name for conditions in THEOREM1_CONDITIONS.values() for name in conditions]
     return dict(zip(names, values, strict=True))
+
+
+def ds3_with_inner_point() -> Dataset:
+    """DS3 and the point −z̄/(2‖z̄‖) opposite the mean z̄ of its z_i (norm 1/2): 0 lies inside the hull of the z_i,
+    so the data are not linearly separable and R has a finite minimizer."""
+    z = ds3().Z.mean(axis=0)
+    return Dataset("DS3 and −z̄/(2‖z̄‖)", np.vstack([ds3().Z, -0.5 * z / np.linalg.norm(z)]))
 
 
 def _theorem1_settings(ctx: Context) -> list[Setting]:
@@ -315,10 +337,7 @@ def check_thm1(ctx: Context) -> None:
     ctx.control("rank-one bound without D_k", theorem1_part(flows, "rank_one", constant=_no_constant),
                 "1 − σ_k/F_k ≤ 0 demanded (exact rank one)")
     # at the criterion's edge: D_k shrunk until the gap exceeds the bound by 5 % at the tightest checkpoint
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tightest = max(float(np.max((gap / bound)[above(gap, 1e-12) & (bound > 0)], initial=0.0))
-                       for gap, bound in map(rank_one_gaps, runs))
-    shrink = tightest / 1.05
+    shrink = tightest_rank_one_ratio(map(rank_one_gaps, runs)) / 1.05
 
     def shrunk_constants(layers) -> np.ndarray:
         return shrink * initialization_constants(layers)
@@ -340,34 +359,36 @@ def check_thm1(ctx: Context) -> None:
     def read(label: str, index: Sequence[int], halved: int | None = None) -> Named:
         return runs_named([_read_as(run, label, index, halved) for run in runs], f"flows {label}")
 
-    ctx.control("flows stalled over the last interval", theorem1_part(
-        read("stalled", [*range(count - 1), count - 2]), "risk_to_zero"),
-                f"the state at t = {t[-2]:.3g} also at t = {t[-1]:.3g}: R no longer strictly decreasing")
-    ctx.control("flows stopped at the burn-in", theorem1_part(read("stopped", range(burn_in + 1)), "risk_to_zero"),
-                f"T = {t[burn_in]:.3g} in place of {t[-1]:.3g}: R(T) > 1e-6·R(0)")
-    z = ds3().Z.mean(axis=0)
-    inside = Dataset("DS3 and −z̄/(2‖z̄‖)", np.vstack([ds3().Z, -0.5 * z / np.linalg.norm(z)]))
-    setting = Setting(inside, (3, 3, 3, 1), "logistic", "small")
+    # each perturbed reading is stated in the control's detail as computed from its index (_reading)
+    stalled = [*range(count - 1), count - 2]
+    ctx.control("flows stalled over the last interval", theorem1_part(read("stalled", stalled), "risk_to_zero"),
+                f"{_reading(t, stalled)}: R no longer strictly decreasing")
+    stopped = range(burn_in + 1)
+    ctx.control("flows stopped at the burn-in", theorem1_part(read("stopped", stopped), "risk_to_zero"),
+                f"{_reading(t, stopped)} in place of {t[-1]:.3g}: R(T) > 1e-6·R(0)")
+    setting = Setting(ds3_with_inner_point(), (3, 3, 3, 1), "logistic", "small")
     horizon = log_spaced(1e-2, 1e6, 33)  # R has a finite minimizer: the log clock stiffens past it
     ctx.control("linear separability dropped", theorem1_part(runs_named(
-        [flow_for(ctx, setting, len(settings), horizon)], "flow to t = 1e6"), "norms_grow"),
+        [flow_for(ctx, setting, len(settings), horizon)], f"flow to t = {horizon[-1]:g}"), "norms_grow"),
                 "DS3 with a point opposite its mean (0 inside the hull of the z_i: a finite minimizer, no margins all "
-                f"positive): the norms grow to a limit by t = {horizon[-1]:.3g}")
-    ctx.control("checkpoints read out of order", theorem1_part(
-        read("out of order", [*range(late), late + 1, late, *range(late + 2, count)]), "norms_grow"),
-                f"the states at t = {t[late]:.3g} and {t[late + 1]:.3g} swapped")
-    ctx.control("flows stopped at t = 1e12", theorem1_part(read("stopped", np.flatnonzero(t <= 1e12 * (1 + 1e-9))),
-                                                         "rank_one"),
-                f"T = 1e12: the last {SETTLING_DECADES} decades hold the rise of W_1's gap from W_1(0) = 0")
+                f"positive): the norms grow to a limit by t = {horizon[-1]:.3g} ({horizon.size} checkpoints from "
+                f"t = {horizon[0]:g})")
+    swapped = [*range(late), late + 1, late, *range(late + 2, count)]
+    ctx.control("checkpoints read out of order", theorem1_part(read("out of order", swapped), "norms_grow"),
+                f"{_reading(t, swapped)}: two states swapped")
+    stopped = np.flatnonzero(t <= 1e12 * (1 + 1e-9))
+    ctx.control("flows stopped at t = 1e12", theorem1_part(read("stopped", stopped), "rank_one"),
+                f"{_reading(t, stopped)}: the last {SETTLING_DECADES} decades hold the rise of W_1's gap from "
+                "W_1(0) = 0")
     ctx.control("Lemma 2 (b) without its numerator", theorem1_part(flows, "adjacent_alignment",
                                                                    numerator=_no_alignment_numerator),
                 "|⟨v_(k+1), u_k⟩|² ≥ 1 − 0/σ_(k+1)² demanded (exact alignment)")
     ctx.control("W_1 halved at one checkpoint", theorem1_part(read("glitch", range(count), late),
                                                               "product_alignment"),
                 f"W_1 → W_1/2 at t = {t[late]:.3g}: ‖w_prod‖ halves there, w_prod/∏F unchanged")
-    ctx.control("flows stalled from the burn-in", theorem1_part(
-        read("stalled", [*range(burn_in + 1)] + [burn_in] * (count - burn_in - 1)), "product_alignment"),
-                f"the state at t = {t[burn_in]:.3g} kept to t = {t[-1]:.3g}: ‖w_prod‖ no larger at T")
+    kept = [*range(burn_in + 1)] + [burn_in] * (count - burn_in - 1)
+    ctx.control("flows stalled from the burn-in", theorem1_part(read("stalled", kept), "product_alignment"),
+                f"the state at t = {t[burn_in]:.3g} kept to T ({_reading(t, kept)}): ‖w_prod‖ no larger at T")
 
 
 # -- align.thm2 ---------------------------------------------------------------------------------------------------
@@ -564,7 +585,7 @@ def check_thm2(ctx: Context) -> None:
             finals[f"angle_at_1e60 {data.name} {loss}"] = float(series["angle"][-1])
             finals[f"distance_at_1e60 {data.name} {loss}"] = float(series["distance"][-1])
             # eq. (22) bounds ‖S_1‖_F = √(F_1² − σ_1²) by √(dD)
-            excess = np.maximum(run.series(lambda s: s.rank_one_excess[0]), 0.0)
+            excess = run.series(lambda s: s.rank_one_excess[0])  # Σ_(i≥2) σ_i² of W_1: never negative
             residuals.append(np.sqrt(excess))
             bounds.append(np.full(len(excess), np.sqrt(data.d * initialization_constant(run.initial_layers))))
             if loss == "logistic" and index < 2:
@@ -614,7 +635,7 @@ def misaligned_equal_norm_start(data: Dataset, scale: float, rng: np.random.Gene
     second = np.zeros((2, 2))
     second[1, 0] = scale
     third = np.array([[scale, 0.0]])
-    return linear_network((data.d, 2, 2, 1)).join([first, second, third])
+    return np.concatenate([first.ravel(), second.ravel(), third.ravel()])  # θ of widths (d, 2, 2, 1), row-major
 
 
 def upper_product_ratio(state) -> float:
@@ -624,10 +645,10 @@ def upper_product_ratio(state) -> float:
 
 def p2_bounds(runs: Sequence[FlowRun], shift: int) -> tuple[Tightness, Tightness]:
     """How tight the two inequalities of (P2) are at the checkpoints with min_k F_k > C*, C* the smallest working
-    constant of each run (:func:`proof_constant_failures`), with the exponent L + shift."""
+    constant of each run (:func:`smallest_working_constant`), with the exponent L + shift."""
     alignment, products, limits = [], [], []
     for run in runs:
-        threshold, _ = proof_constant_failures(run, lambda L: L + shift)
+        threshold = smallest_working_constant(run)
         beyond = run.series(lambda s: float(s.frobenius.min())) > threshold
         alignment.append(run.series(upper_product_ratio)[beyond])
         products.append(run.series(lambda s: float(np.linalg.norm(chain(s.layers[1:]))))[beyond])
@@ -639,6 +660,15 @@ def p2_bounds(runs: Sequence[FlowRun], shift: int) -> tuple[Tightness, Tightness
                       np.concatenate(limits), sense="lower"))
 
 
+def smallest_working_constant(run: FlowRun) -> float:
+    """C*: the largest min_k F_k at a checkpoint where ‖W_L⋯W_2‖ < ∏_(k≥2)F_k/2 (0 when there is none), so that the
+    alignment inequality of (P2) holds at every checkpoint with min_k F_k > C*."""
+    smallest = run.series(lambda s: float(s.frobenius.min()))
+    ratios = run.series(upper_product_ratio)
+    bad = smallest[ratios < 0.5]
+    return float(bad.max()) if bad.size else 0.0
+
+
 def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tuple[float, float]:
     """For the proof step '∃C: min_k F_k > C ⇒ ‖W_L⋯W_2‖ ≥ ∏_{k≥2}F_k/2 > C^{p}/2' with p = exponent(L):
     (C*, worst) where C* is the smallest C for which the first inequality holds at every checkpoint with
@@ -646,9 +676,7 @@ def proof_constant_failures(run: FlowRun, exponent: Callable[[int], int]) -> tup
     argument: just after min F_k crosses any C ≥ C*, ‖W_L⋯W_2‖ ≤ ∏F ≈ C^{L−1})."""
     depth = len(run.initial_layers)
     smallest = run.series(lambda s: float(s.frobenius.min()))
-    ratios = run.series(upper_product_ratio)
-    bad = smallest[ratios < 0.5]
-    threshold = float(bad.max()) if bad.size else 0.0
+    threshold = smallest_working_constant(run)
     products = run.series(lambda s: float(np.linalg.norm(chain(s.layers[1:]))))
     beyond = smallest > threshold
     return threshold, float(np.min(products[beyond] - threshold ** exponent(depth) / 2)) if beyond.any() else np.inf
@@ -711,8 +739,19 @@ def step_fails_along(run: Named, shift: int):
                     {"smallest_working_C": threshold, "min_slack": worst}, p2_bounds([run.value], shift)[1])
 
 
+P1_GRID = 20001  # points of the grid on which M_ε is minimized (with its endpoints)
+
+
+def smallest_slope(loss: str | MarginLoss, data: Dataset, epsilon: float) -> float:
+    """(P1)'s M_ε = min{−ℓ'(x) : ℓ^(−1)(nℓ(0)) ≤ x ≤ ℓ^(−1)(ε/n)} on :data:`P1_GRID` points with the endpoints (an
+    overestimate of the minimum, so the check is stricter; exact where −ℓ' decreases, as for convex losses)."""
+    low, high = loss_inverse(loss, data.n * loss_at_zero(loss)), loss_inverse(loss, epsilon / data.n)
+    grid = np.linspace(low, high, P1_GRID)
+    return float(np.min(np.exp(margin_loss(loss).log_neg_derivative(grid))))
+
+
 @criterion("(P1) at every checkpoint with R ≥ ε, ε ∈ {0.1, 0.01, 1e-4}: ⟨∇R(w_prod), ū⟩ relation −M_ε γ/n "
-           "(relative slack ≥ −1e-9; M_ε on a grid with its endpoints)")
+           f"(relative slack ≥ −1e-9; M_ε on a grid of {P1_GRID} points with its endpoints)")
 def p1_holds(runs: Named, relation: str):
     worst = np.inf
     measured, limits = [], []
@@ -720,9 +759,7 @@ def p1_holds(runs: Named, relation: str):
         loss = run.objective.loss
         svm = max_margin_direction(data)
         for epsilon in (0.1, 0.01, 1e-4):
-            low, high = loss_inverse(loss, data.n * loss_at_zero(loss)), loss_inverse(loss, epsilon / data.n)
-            grid = np.linspace(low, high, 20001)
-            m_epsilon = float(np.min(np.exp(margin_loss(loss).log_neg_derivative(grid))))
+            m_epsilon = smallest_slope(loss, data, epsilon)
             for state, value in zip(run.states, run.risks):
                 if value >= epsilon:
                     along = float(predictor_gradient(loss, data.Z, state.w_prod) @ svm.direction)
@@ -994,14 +1031,18 @@ def angle_accurate(formula: Callable):
             f"1e-12 rad {errors[-1]:.3g}", {"max_relative_error": max(errors)} | per_angle)
 
 
-@criterion("function evaluations of one flow to the long horizon at most 2× those to the short horizon (LSODA, 13 "
-           "checkpoints)")
+COST_CHECKPOINTS = 13  # log-spaced checkpoints of each flow in (iii), from t = COST_START to its horizon
+COST_START = 1e-2
+
+
+@criterion("function evaluations of one flow to the long horizon at most 2× those to the short horizon (LSODA, "
+           f"{COST_CHECKPOINTS} checkpoints from t = {COST_START:g})")
 def horizon_cost_bounded(start: Named, clock: str, short: float, long: float):
     objective, theta0 = start.value
     flow = GradientFlow(objective)
     counts = []
     for horizon in (short, long):
-        points = log_spaced(1e-2, horizon, 13)
+        points = log_spaced(COST_START, horizon, COST_CHECKPOINTS)
         counts.append(flow.solve(theta0, horizon, clock=clock, t_eval=points).nfev)
     ratio = counts[1] / counts[0]
     return ratio <= 2.0, f"{counts[1]} vs {counts[0]} evaluations", {"nfev_short": counts[0], "nfev_long": counts[1]}
@@ -1039,7 +1080,9 @@ def check_testing(ctx: Context) -> None:
     for index in range(200):
         rng = ctx.rng(f"matrix-{index}")
         matrices.append(rng.normal(size=(int(rng.integers(1, 5)), int(rng.integers(1, 5)))))
-    named = Named("200 random matrices of sizes up to 4 × 4", matrices)
+    rows, columns = [W.shape[0] for W in matrices], [W.shape[1] for W in matrices]
+    named = Named(f"{len(matrices)} random matrices of sizes {min(rows)}–{max(rows)} × {min(columns)}–{max(columns)}",
+                  matrices)
     ctx.support("(i) rank-one identity", "numeric", rank_one_identity_holds(_rank_one_identity, named),
                 "√(2(1 − σ_1/‖W‖_F))", conclusion=identity)
     ctx.control("(i) without the factor 2", rank_one_identity_holds(_rank_one_identity_without_2, named),
