@@ -71,7 +71,6 @@ from theorems.layer_alignment.descent_theorems import (
     IDENTITY_TOLERANCE,
     Alignment,
     converging,
-    flow_agreement,
     steps_hold,
 )
 from theorems.layer_alignment.flow_lemmas import lemma1_epsilon  # Lemma 1's ε(R), shared with align.lem1
@@ -333,12 +332,6 @@ def test_per_step_facts_need_both_the_identity_and_the_slacks() -> None:
     assert steps_hold({"identity_W1": 0.0} | slacks)
     assert not steps_hold({"identity_W1": 10 * IDENTITY_TOLERANCE} | slacks)  # the ‖W_1‖ identity broken
     assert not steps_hold({"identity_W1": 0.0} | slacks | {"slack_39_left": -10 * IDENTITY_TOLERANCE})
-
-
-def test_flow_agreement_needs_first_order_convergence() -> None:
-    assert flow_agreement(np.array([0.01, 0.02]), np.array([0.005, 0.01]), 0.1)
-    assert not flow_agreement(np.array([0.01, 0.02]), np.array([0.019, 0.02]), 0.1)  # no gain from finer steps
-    assert not flow_agreement(np.array([0.3]), np.array([0.15]), 0.1)  # too far from the flow
 
 
 def test_the_digits_and_the_sgd_step_of_fig2_are_sklearns_and_torchs() -> None:

@@ -230,13 +230,6 @@ def test_singular_deficit_is_never_negative() -> None:
     assert np.all(thm.alignment(trace, t, 2).singular_deficit >= 0.0)
 
 
-def test_flow_agreement_at_its_edges() -> None:
-    assert thm.flow_agreement(np.array([0.5]), np.array([0.25]), 0.5)  # deviation = η_max, ratio 2
-    assert thm.flow_agreement(np.array([0.75]), np.array([0.5]), 1.0)  # ratio exactly 1.5
-    assert thm.flow_agreement(np.array([0.625]), np.array([0.25]), 1.0)  # ratio exactly 2.5
-    assert not thm.flow_agreement(np.array([0.75]), np.array([0.25]), 1.0)  # ratio 3: not first order
-
-
 def test_past_the_overshoot_lengthens_threefold_twice(monkeypatch) -> None:
     requested: list[int] = []
 

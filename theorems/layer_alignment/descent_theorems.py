@@ -107,12 +107,6 @@ def theorem3_trend(trace: DescentTrace, vector: int, drop: float = RISK_DROP,
             "product_alignment_improving_late": aligning}
 
 
-def flow_agreement(deviation: np.ndarray, half_deviation: np.ndarray, largest_step: float) -> bool:
-    """GD tracks the flow at matched time to first order: deviation ≤ η_max, halved by halving the steps."""
-    ratio = float(deviation.max() / half_deviation.max())
-    return float(deviation.max()) <= largest_step and 1.5 <= ratio <= 2.5
-
-
 def nonseparable(data: Dataset) -> Dataset:
     """The data with the first point mirrored (z and −z both present): no direction separates them."""
     return Dataset(f"{data.name} + mirrored point", np.vstack([data.Z, -data.Z[:1]]))
@@ -174,9 +168,7 @@ def theorem3_part(runs: Named, part: str, vector: int = 0, drop: float = RISK_DR
            ("The proof ends 'The other results follow from Lemma 7'; it means Lemma 8. The proof also writes C^L/2 "
             "where L − 1 factors give C^(L−1)/2 (align.thm1.proof-facts)."),
            ("Per-layer rank one and adjacent alignment follow from align.lem8.corrected; the summed identity behind "
-           "them is align.eq28.corrected."),
-           ("Not evidence here (outside the statement): GD under Assumption 5 tracks gradient flow at matched time "
-            "to first order in the step, and a constant step 1 shows the asymptotic c/t shape of the risk.")),
+           "them is align.eq28.corrected.")),
 )
 def check_thm3(ctx: Context) -> None:
     risk_conclusion, norms_conclusion, alignment_conclusion = ctx.conclusions
