@@ -219,10 +219,18 @@ class Objective:
     def __post_init__(self) -> None:
         if _GENERIC_ONLY:  # built inside numerics.compiled_fields.generic_only(): the generic backend for good
             object.__setattr__(self, "_compiled_field", None)
+        d_in = getattr(self.model, "d_in", None)
+        if d_in is not None and (np.ndim(self.X) != 2 or np.shape(self.X)[1] != d_in):
+            # the compiled fields would read the first d_in columns of a wider X and ignore the rest
+            raise ValueError(f"the model takes inputs of dimension {d_in}: X must be n × {d_in}, "
+                             f"got shape {np.shape(self.X)}")
         if self.loss != "square":
             margin_loss(self.loss)
             if self.model.d_out != 1:
                 raise ValueError("margin losses need a scalar-output model")
+            if np.shape(self.Y) != (np.shape(self.X)[0],):
+                raise ValueError(f"a margin loss needs n = {np.shape(self.X)[0]} labels Y of shape (n,), "
+                                 f"got {np.shape(self.Y)}")
         elif np.shape(self.Y) != (np.shape(self.X)[0], self.model.d_out):
             # a (n,) target would broadcast against the (n, 1) outputs into an n × n residual
             raise ValueError(f"the square loss needs targets Y of shape (n, d_out) = "

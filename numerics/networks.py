@@ -204,9 +204,19 @@ class Network:
         return [theta[..., part] for part in self._slices]
 
     def join(self, parts: Sequence[Array]) -> Array:
-        """Flat θ from per-layer parameters (matrices of dense layers are flattened row-major)."""
-        flat = [p.reshape(*p.shape[:-2], -1) if isinstance(layer, Dense) and p.ndim >= 2 else p
-                for layer, p in zip(self.layers, parts)]
+        """Flat θ from per-layer parameters (matrices of dense layers are flattened row-major); one part per layer,
+        each a parameter vector of the layer's size or, for a dense layer, its d_out × d_in matrix (a leading batch
+        axis is kept). Parts of another size raise ValueError."""
+        if len(parts) != self.depth:
+            raise ValueError(f"join needs one part per layer: {len(parts)} parts for {self.depth} layers")
+        flat = []
+        for index, (layer, p) in enumerate(zip(self.layers, parts)):
+            if isinstance(layer, Dense) and p.ndim >= 2 and tuple(p.shape[-2:]) == layer.shape:
+                p = p.reshape(*p.shape[:-2], -1)
+            if p.ndim == 0 or p.shape[-1] != layer.n_params:
+                raise ValueError(f"layer {index + 1} has {layer.n_params} parameters "
+                                 f"(shape {layer.shape}); got a part of shape {tuple(p.shape)}")
+            flat.append(p)
         if any(B.is_torch(p) for p in flat):
             import torch
 

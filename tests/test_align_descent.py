@@ -365,10 +365,14 @@ def test_the_digits_and_the_sgd_step_of_fig2_are_sklearns_and_torchs() -> None:
 
 
 def test_lemma6_verdict_needs_the_exit_the_bound_and_the_descent() -> None:
-    assert lemma6_holds(BallExit(1.0, exit_step=5, bound=10.0, descent_slack=0.0))
-    assert not lemma6_holds(BallExit(1.0, exit_step=None, bound=10.0, descent_slack=0.0))  # never left B(R)
-    assert not lemma6_holds(BallExit(1.0, exit_step=11, bound=10.0, descent_slack=0.0))  # left after the bound
-    assert not lemma6_holds(BallExit(1.0, exit_step=5, bound=10.0, descent_slack=1e-6))  # (26) broken inside
+    def run(exit_step: int | None, descent_slack: float = 0.0) -> BallExit:  # a budget of 12 steps
+        return BallExit(1.0, exit_step=exit_step, bound=10.0, descent_slack=descent_slack,
+                        steps=12 if exit_step is None else exit_step, final_norm=2.0)
+
+    assert lemma6_holds(run(5))
+    assert not lemma6_holds(run(None))  # never left B(R)
+    assert not lemma6_holds(run(11))  # left after the bound
+    assert not lemma6_holds(run(5, descent_slack=1e-6))  # (26) broken inside
 
 
 def test_lemma7_verdict_needs_every_proxy() -> None:

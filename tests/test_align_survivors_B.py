@@ -301,7 +301,8 @@ def test_ball_exit_has_no_bound_without_a_positive_floor() -> None:
 
 
 def test_lemma6_holds_when_the_exit_meets_its_bound() -> None:
-    assert smooth.lemma6_holds(smooth.BallExit(1.0, exit_step=10, bound=10.0, descent_slack=0.0))
+    assert smooth.lemma6_holds(smooth.BallExit(1.0, exit_step=10, bound=10.0, descent_slack=0.0, steps=10,
+                                               final_norm=2.0))
 
 
 def test_start_in_ball_accepts_a_start_on_the_sphere(monkeypatch) -> None:

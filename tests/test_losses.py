@@ -119,3 +119,16 @@ def test_log_value_and_descent_is_log_value_then_descent(loss, mean):
             log_loss, direction = objective.log_value_and_descent(theta)
             assert log_loss == float(objective.log_value(theta))
             assert np.array_equal(direction, objective.descent(theta, log_scale=-log_loss))
+
+
+@pytest.mark.parametrize("X, Y, problem", [
+    (np.ones((4, 3)), np.ones(4), r"inputs of dimension 2: X must be n × 2, got shape \(4, 3\)"),  # a wider X
+    (np.ones(4), np.ones(4), r"X must be n × 2, got shape \(4,\)"),
+    (np.ones((4, 2)), np.ones((4, 1)), r"labels Y of shape \(n,\), got \(4, 1\)"),
+    (np.ones((4, 2)), np.ones(3), r"n = 4 labels Y of shape \(n,\), got \(3,\)"),
+])
+def test_an_objective_refuses_data_that_do_not_fit_its_model(X, Y, problem: str) -> None:
+    """The compiled fields would read the first d_in columns of a wider X, and a (n, 1) label column would
+    broadcast: both are refused when the objective is built."""
+    with pytest.raises(ValueError, match=problem):
+        Objective(fully_connected([2, 3, 1]), X, Y, "logistic")

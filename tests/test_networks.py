@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from numerics import backend as B
 from numerics.networks import (
     Dense,
+    Diagonal,
     Network,
     Shared,
     circular_convolutional,
@@ -221,3 +222,21 @@ def test_scalar_outputs_is_the_one_output_column_in_every_number_system() -> Non
     assert scalar_outputs(tensor, np.ones(tensor.n_params), X[:, :1]).shape == (5,)
     with pytest.raises(ValueError, match="one output, not 2"):
         scalar_outputs(fully_connected([2, 3, 2]), rng.normal(size=12), X)
+
+
+def test_join_inverts_split_and_matrices_with_a_batch_axis() -> None:
+    net = Network((Dense(2, 3), Diagonal(2), Dense(1, 2)))
+    thetas = np.arange(20.0).reshape(2, 10)
+    np.testing.assert_array_equal(net.join(net.split(thetas)), thetas)
+    np.testing.assert_array_equal(net.join([*net.matrices(thetas)[:1], *net.split(thetas)[1:]]), thetas)
+
+
+@pytest.mark.parametrize("parts, problem", [
+    ([np.zeros((3, 2)), np.zeros((1, 2))], "layer 1 has 6 parameters"),  # the transpose of W_1
+    ([np.zeros(6), np.zeros(3)], "layer 2 has 2 parameters"),
+    ([np.zeros(6)], "one part per layer: 1 parts for 2 layers"),
+    ([np.zeros(6), np.zeros(2), np.zeros(1)], "one part per layer: 3 parts for 2 layers"),
+])
+def test_join_refuses_parts_of_the_wrong_size(parts: list, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        Network((Dense(2, 3), Dense(1, 2))).join(parts)

@@ -484,8 +484,8 @@ class BallExit:
     exit_step: int | None  # first t with W(t) ∉ B(R)
     bound: float  # 1 + 2β(R)R(W(0))/ε(R)²
     descent_slack: float  # max relative slack of (26) while inside
-    steps: int = 0  # steps run: the exit step, or the budget
-    final_norm: float = 0.0  # max_k ‖W_k‖_F at the last step
+    steps: int  # steps run: the exit step, or the budget
+    final_norm: float  # max_k ‖W_k‖_F at the last step
 
 
 def ball_exit(objective: Objective, theta0: np.ndarray, radius: float, margin: float, budget: int) -> BallExit:
