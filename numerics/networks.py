@@ -211,7 +211,7 @@ class Network:
             raise ValueError(f"join needs one part per layer: {len(parts)} parts for {self.depth} layers")
         flat = []
         for index, (layer, p) in enumerate(zip(self.layers, parts)):
-            if isinstance(layer, Dense) and p.ndim >= 2 and tuple(p.shape[-2:]) == layer.shape:
+            if isinstance(layer, Dense) and tuple(p.shape[-2:]) == layer.shape:  # a matrix (or a batch of them)
                 p = p.reshape(*p.shape[:-2], -1)
             if p.ndim == 0 or p.shape[-1] != layer.n_params:
                 raise ValueError(f"layer {index + 1} has {layer.n_params} parameters "

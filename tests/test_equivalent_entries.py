@@ -4,11 +4,12 @@ names an existing file and an original line that is still there, so an entry can
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from verify.mutation import DEFAULT_EQUIVALENT, Equivalent, load_equivalents
+from verify.mutation import DEFAULT_EQUIVALENT, MUTANT_RUN_VARIABLE, Equivalent, load_equivalents
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,6 +33,8 @@ def stale_entries(entries: list[Equivalent], root: Path) -> list[str]:
     return stale
 
 
+@pytest.mark.skipif(os.environ.get(MUTANT_RUN_VARIABLE) == "1",
+                    reason="in a mutated tree the mutant's own line is missing by design: this checks the repository")
 def test_every_equivalent_entry_names_a_line_still_in_its_file() -> None:
     entries = load_equivalents(ROOT / DEFAULT_EQUIVALENT, required=True)
     assert len(entries) > 400

@@ -111,7 +111,7 @@ def test_the_plugin_writes_each_claims_figures_and_two_runs_agree(tmp_path: Path
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                                "--claim", claim], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
                               check=False)
-        assert done.returncode == 0, done.stdout[-2000:]
+        assert done.returncode == 0, f"exit status {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     first, second = (mutation.read_figures(path) for path in files)
     key = f"{claim}@quick/{DEFAULT_SEED}"
     assert list(first) == [key] and first == second

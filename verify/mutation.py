@@ -95,6 +95,9 @@ DEFAULT_PATHS = ("numerics", "theorems")
 DEFAULT_EXCLUDE = ("theorems/__init__.py", "theorems/*/__init__.py")  # the papers' metadata, no claim code
 DEFAULT_TESTS = ("tests",)  # the tests, and every claim: the ibverify plugin adds them to a run of a folder
 DEFAULT_EQUIVALENT = Path("mutation") / "equivalent.toml"
+# "1" in every test run of the tool (baseline and mutants): a test of the repository's own files rather than of
+# the code (the equivalent list names lines a mutant changes) skips there instead of killing mutants
+MUTANT_RUN_VARIABLE = "IBVERIFY_MUTANT_RUN"
 DEFAULT_SESSION = Path(".verify") / "teeth"
 DEFAULT_PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.linalg", "scipy.integrate", "scipy.stats", "sympy",
                    "mpmath", "flint", "torch", "cvxpy", "clarabel", "osqp", "highspy", "numba", "sklearn",
@@ -553,7 +556,7 @@ def test_env(tree: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
         "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "MPLBACKEND": "Agg",
         "IBVERIFY_STORE": str(tree / ".verify"), "IBVERIFY_CACHE_DIR": str(tree / ".cache" / "ibverify"),
         "NUMBA_CACHE_DIR": str(tree / ".cache" / "numba"), "CI": os.environ.get("CI", "1"),
-        "PYTEST_ADDOPTS": "",
+        "PYTEST_ADDOPTS": "", MUTANT_RUN_VARIABLE: "1",
     })
     for name in ("IBVERIFY_TEETH_COVERAGE", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID", "PYTEST_CURRENT_TEST",
                  "COVERAGE_PROCESS_START"):
