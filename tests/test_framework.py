@@ -640,3 +640,19 @@ def test_a_cut_never_ends_in_half_an_operator_or_an_open_bracket():
     for prefix in ("x" * 67 + "**", "y" * 68 + "[", "z" * 66 + "('"):
         shown = Criterion("any", lambda value: True)(prefix + "2 + " + "w" * 40).arguments["value"]
         assert shown.split("…")[0].lstrip("'\"").rstrip("xyz") == "", shown
+
+
+def test_the_cli_leaves_the_callers_claim_index_as_it_found_it(tmp_path, monkeypatch) -> None:
+    """main() looks claims up through its store's index while it runs; a caller in the same process keeps its own
+    (a test that ran the CLI once must not hand its temporary index to the subprocesses of later tests)."""
+    import os
+
+    from verify.cli import main
+    from verify.registry import INDEX_VARIABLE
+
+    monkeypatch.delenv(INDEX_VARIABLE, raising=False)
+    assert main(["--store", str(tmp_path / "a"), "list", "--paper", "rank"]) == 0
+    assert INDEX_VARIABLE not in os.environ
+    monkeypatch.setenv(INDEX_VARIABLE, str(tmp_path / "mine.json"))
+    assert main(["--store", str(tmp_path / "b"), "list", "--paper", "rank"]) == 0
+    assert os.environ[INDEX_VARIABLE] == str(tmp_path / "mine.json")

@@ -27,6 +27,7 @@ from reports.text import evidence_labels, plain_text, prose_plain
 from verify.bench import BENCHMARKS, SIZES, bench_table, run_benchmarks, statistics_lines
 from verify.claim import PAPERS, VERDICT_ORDER, Claim, Evidence, Profile, Verdict
 from verify.registry import (
+    INDEX_VARIABLE,
     ClaimRef,
     ClaimSummary,
     UnknownClaimError,
@@ -635,6 +636,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     claim_process_settings()  # before anything imports sympy
+    previous_index = os.environ.get(INDEX_VARIABLE)
+    try:
+        return _main(argv)
+    finally:  # a caller in the same process (a test, a notebook) keeps the claim index it had
+        use_index(None if previous_index is None else Path(previous_index))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         from verify.mutation_cli import teeth_arguments  # `verify bench teeth`: mutation runs, options of their own
 
