@@ -131,8 +131,8 @@ def test_the_square_field_takes_exactly_float64_networks_with_float_slopes() -> 
     X, Y = rng.normal(size=(3, 2)), rng.normal(size=(3, 1))
     relu = fully_connected([2, 2, 1], "relu")
     assert _network_square_field_runs(Objective(relu, X, Y, "square"))
-    # margin losses go to the compiled kernels even with labels given as an n × 1 float64 column
-    assert not _network_square_field_runs(Objective(relu, X, np.sign(Y), "logistic"))
+    # margin losses go to their own compiled kernels (an n × 1 label column is refused: tests/test_losses.py)
+    assert not _network_square_field_runs(Objective(relu, X, np.sign(Y[:, 0]), "logistic"))
     # a model that is not a Network: neither this field nor any other
     other = Objective(_NotANetwork(), X, Y, "square")
     assert not _network_square_field_runs(other) and compiled_field(other) is None
