@@ -326,7 +326,7 @@ def _residuals(model: Network, theta: np.ndarray, q: np.ndarray, lam: np.ndarray
 def _smooth_multipliers(G: np.ndarray, theta: np.ndarray, exact: bool, tol: float) -> _Multipliers:
     """NNLS: min_{λ ≥ 0} ‖θ − Gλ‖."""
     Gf, thetaf = B.to_float(G).reshape(len(theta), -1), B.to_float(theta)
-    lam, _ = scipy.optimize.nnls(Gf, thetaf) if Gf.shape[1] else (np.zeros(0), None)
+    lam, _ = scipy.optimize.nnls(Gf, thetaf) if Gf.shape[1] else (np.zeros(0), None)  # nnls aborts on p × 0
     numeric = _Multipliers(lam, np.zeros(0), thetaf - Gf @ lam, False)
     if not exact:
         return numeric
@@ -334,13 +334,13 @@ def _smooth_multipliers(G: np.ndarray, theta: np.ndarray, exact: bool, tol: floa
     # λ_P ≥ 0 and Gᵀr ≤ 0 off P (r = θ − Gλ) prove ‖r‖ is the exact minimum (0 ⇔ stationary).
     threshold = tol * relative_scale(lam)  # λ ≥ 0
     positive = [j for j in range(len(lam)) if lam[j] > threshold]
-    G_P = G[:, positive]
-    normal = E.canonical(G_P.T @ G_P) if positive else np.empty((0, 0), dtype=object)
-    lam_P = E.nearest_solution(normal, E.canonical(G_P.T @ theta), E.rationalize(lam[positive])) \
-        if positive else np.empty(0, dtype=object)  # normal equations: always consistent
     exact_lam = np.array([sympy.Integer(0)] * G.shape[1], dtype=object)
-    exact_lam[positive] = lam_P
-    residual = E.canonical(theta - (G @ exact_lam if G.shape[1] else 0 * theta))
+    if positive:  # normal equations on P: always consistent
+        G_P = G[:, positive]
+        exact_lam[positive] = E.nearest_solution(E.canonical(G_P.T @ G_P), E.canonical(G_P.T @ theta),
+                                                 E.rationalize(lam[positive]))
+    lam_P = exact_lam[positive]
+    residual = E.canonical(theta - G @ exact_lam)
     optimal = bool(np.all(E.signs(lam_P) >= 0)) and (
         bool(np.all(E.signs(residual) == 0)) or bool(np.all(E.signs(E.canonical(G.T @ residual)) <= 0)))
     if optimal:
@@ -553,7 +553,8 @@ def _curvature_on(H: np.ndarray, Z: np.ndarray, exact: bool, tol: float) -> _Cur
     reduced_exact = sympy.Matrix(E.canonical(Z.T @ H @ Z))
     if reduced_exact.is_positive_semidefinite:
         return _Curvature(True, smallest, definite=bool(reduced_exact.is_positive_definite))
-    d = E.canonical(Z @ E.rationalize(vectors[:, 0] / np.max(np.abs(vectors[:, 0]))))
+    lowest = vectors[:, 0]
+    d = E.canonical(Z @ E.rationalize(lowest / np.max(np.abs(lowest))))
     curvature = E.canonical_number(E.dot(d, E.matvec(H, d)) / E.dot(d, d))
     return _Curvature(False, smallest, d, curvature) if E.sign(curvature) < 0 else _Curvature(False, smallest)
 
@@ -769,7 +770,7 @@ class CurveWitness:
     margins: tuple[sympy.Expr, ...] = ()  # q_i(θ'(ε))
     improvement: sympy.Expr | None = None  # ‖θ‖² − ‖θ'(ε)‖²
     distance_squared: sympy.Expr | None = None  # ‖θ'(ε) − θ‖²
-    direction: np.ndarray | None = None  # (θ'(ε) − θ)/‖θ'(ε) − θ‖ at a tiny ε (float): the leaving direction
+    direction: np.ndarray | None = None  # (θ'(ε) − θ)/‖θ'(ε) − θ‖ at ε = upper·10⁻¹² (float): the leaving direction
 
 
 def certify_witness_curve(model: Network, theta: Any, X: Any, y: Any, curve: Any, variable: sympy.Symbol,

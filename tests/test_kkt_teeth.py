@@ -753,3 +753,27 @@ def test_float_second_order_treats_multipliers_below_tol_as_zero():
     result = kkt.second_order_check(LINEAR, [1e-4, 0.0], [[1e4, 0.0]], [1.0])
     assert result.kkt.status == "kkt" and result.kkt.multipliers[0] == pytest.approx(1e-8)
     assert result.status == "satisfied" and result.critical_dimension == 2 and result.sufficient
+
+
+def test_each_clarke_kink_reads_its_own_selection():
+    """The multipliers μ are indexed by the Clarke kinks in order; a silent kink takes none: kinks (clarke of
+    sample 0, silent, clarke of sample 1) with λ = (2, 4), μ = (1, 3) select 1/2 and 3/4."""
+    kinks = [kkt.Kink(0, 1, 0, "clarke"), kkt.Kink(0, 1, 1, "silent"), kkt.Kink(1, 1, 0, "clarke")]
+    float_kinks = kkt._with_selections(kinks, np.array([2.0, 4.0]), np.array([1.0, 3.0]))
+    assert [k.selection for k in float_kinks] == [0.5, None, 0.75]
+    exact_kinks = kkt._with_selections(kinks, to_exact([2, 4]), to_exact([1, 3]))
+    assert [k.selection for k in exact_kinks] == [Q(1, 2), None, Q(3, 4)]
+    # a zero multiplier selects nothing (the kink does not enter the subgradient)
+    assert kkt._with_selections(kinks, np.array([0.0, 4.0]), np.array([0.0, 3.0]))[0].selection is None
+
+
+def test_curve_witness_direction_is_read_at_upper_times_ten_to_the_minus_twelve():
+    """The leaving direction is (θ'(ε) − θ)/‖·‖ at ε = upper·10⁻¹²: θ = (1, 1, 1), x = e1, θ'(ε) = (1, 1 − ε,
+    1 − 10²⁴ε²) on (0, 10⁻¹²] (margin 1, ‖θ'‖² smaller by 2ε − ε² + 2b − b² with b = 10²⁴ε² ≤ 1), whose
+    direction turns from e2 to e3 around ε = 10⁻²⁴: there it is (0, −1, −1)/√2 (at 10⁻²⁵ it would be nearly −e2)."""
+    eps = sympy.Symbol("eps", positive=True)
+    upper = Q(1, 10**12)
+    witness = kkt.certify_witness_curve(LINEAR3, to_exact([1, 1, 1]), to_exact([[1, 0, 0]]), to_exact([1]),
+                                        [1, 1 - eps, 1 - 10**24 * eps**2], eps, upper)
+    assert witness.certified, witness.message
+    np.testing.assert_allclose(witness.direction, [0, -2**-0.5, -2**-0.5], atol=1e-9)
