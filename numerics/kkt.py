@@ -165,7 +165,6 @@ def _kinks(model: Network, theta: np.ndarray, X: np.ndarray, active: tuple[int, 
     matrices = model.matrices(theta)
     offsets = np.cumsum((0,) + model.sizes)
     on = dataclasses.replace(model, relu_slope_at_zero=1).jacobian(theta, X[list(active)])[:, 0, :]
-    off = dataclasses.replace(model, relu_slope_at_zero=0).jacobian(theta, X[list(active)])[:, 0, :]
     kinks, directions = [], []
     for layer, Z in enumerate(model.preactivations(theta, X), start=1):
         zero = (E.signs(Z[list(active)]) if exact else np.sign(Z[list(active)])) == 0
@@ -182,10 +181,11 @@ def _kinks(model: Network, theta: np.ndarray, X: np.ndarray, active: tuple[int, 
             if rows is None:
                 return kinks, directions, (f"sample {i}: kink in hidden layer {layer}, whose parameters are "
                                            "shared between neurons")
-            # Switching this neuron on changes only the gradient block of its own incoming weights.
+            # Switching this neuron on changes only the gradient block of its own incoming weights, which is 0
+            # with the neuron off (σ'(0) = 0): the direction is that block of the gradient with σ'(0) = 1.
             block = offsets[layer - 1] + np.flatnonzero(rows == k)
             direction = np.zeros(model.n_params, dtype=theta.dtype)
-            direction[block] = on[a, block] - off[a, block]
+            direction[block] = on[a, block]
             kinks.append(Kink(i, layer, int(k), "clarke"))
             directions.append(direction)
     return kinks, directions, ""
@@ -446,8 +446,8 @@ def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float
     if first.kinks:
         return SecondOrderResult("unsupported", False, "a hidden pre-activation of an active sample is 0: the "
                                  "constraint is not twice differentiable there", first)
-    _, X, y, exact = _inputs(model, first.theta, X, y)
-    exact = exact and first.exact
+    _, X, y, _ = _inputs(model, first.theta, X, y)
+    exact = first.exact  # True only from kkt_check's exact branches, which float input never reaches
     theta = first.theta if exact else B.to_float(first.theta)
     X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
     active = list(first.active)
@@ -497,8 +497,8 @@ def lagrangian_curvature(model: Network, theta: Any, X: Any, y: Any, direction: 
     first = kkt_check(model, theta, X, y)
     if first.status != "kkt" or first.kinks:
         raise ValueError(f"needs a smooth KKT point, got {first.status} with {len(first.kinks)} kinks")
-    _, X, y, exact = _inputs(model, first.theta, X, y)
-    exact = exact and first.exact
+    _, X, y, _ = _inputs(model, first.theta, X, y)
+    exact = first.exact  # True only from kkt_check's exact branches, which float input never reaches
     theta = first.theta if exact else B.to_float(first.theta)
     X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
     d = E.to_exact(direction) if exact else np.asarray(B.to_float(direction), dtype=float)

@@ -777,3 +777,24 @@ def test_curve_witness_direction_is_read_at_upper_times_ten_to_the_minus_twelve(
                                         [1, 1 - eps, 1 - 10**24 * eps**2], eps, upper)
     assert witness.certified, witness.message
     np.testing.assert_allclose(witness.direction, [0, -2**-0.5, -2**-0.5], atol=1e-9)
+
+
+def test_float_stationarity_at_the_tolerance_is_kkt():
+    """Float mode: "kkt" iff ‖r‖/‖θ‖ ≤ tol, the edge included (θ = e1, r = tol·e1 with tol = 2⁻²⁰, exact in
+    binary); just above it, "not_kkt"."""
+    tol = 2.0**-20
+    args = (LINEAR, np.array([1.0, 0.0]), np.array([1.0]), np.array([1.0]))
+    status, (stationarity, _, _) = kkt._residuals(*args, np.array([tol, 0.0]), False, tol)
+    assert stationarity == tol and status == "kkt"
+    status, _ = kkt._residuals(*args, np.array([np.nextafter(tol, 1.0), 0.0]), False, tol)
+    assert status == "not_kkt"
+
+
+def test_exact_negative_curvature_direction_survives_a_large_basis():
+    """H = diag(−1, 1) on span Z with Z = 10⁴·I: the generalized eigenvector of (ZᵀHZ, ZᵀZ) is (10⁻⁴, 0), which
+    is scaled to largest entry 1 before rationalizing (denominators ≤ 10⁶), so the exact direction is Z·e1 with
+    curvature exactly −1 (scaled the other way it would round to 0)."""
+    H, Z = to_exact([[-1, 0], [0, 1]]), to_exact([[10**4, 0], [0, 10**4]])
+    found = kkt._curvature_on(H, Z, True, 1e-6)
+    assert not found.psd and found.curvature == -1
+    assert list(found.direction) in ([10**4, 0], [-(10**4), 0])
