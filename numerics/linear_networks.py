@@ -83,7 +83,8 @@ class LayerState:
 
 def layer_state(layers: Sequence[np.ndarray]) -> LayerState:
     """The layers' Frobenius norms and top singular triples (:func:`numerics.metrics.top_singular_pair`)."""
-    return layer_states([layers])[0]
+    (state,) = layer_states([layers])
+    return state
 
 
 def layer_states(checkpoints: Sequence[Sequence[np.ndarray]]) -> tuple[LayerState, ...]:
@@ -91,8 +92,11 @@ def layer_states(checkpoints: Sequence[Sequence[np.ndarray]]) -> tuple[LayerStat
     batched SVD over the checkpoints (:func:`numerics.metrics.top_singular_pairs`: the same numbers)."""
     if not checkpoints:
         return ()
-    layers = [np.array([np.asarray(point[k], dtype=float) for point in checkpoints])
-              for k in range(len(checkpoints[0]))]
+    depths = {len(point) for point in checkpoints}
+    if len(depths) != 1:
+        raise ValueError(f"every checkpoint needs the same number of layers, got {sorted(depths)}")
+    (depth,) = depths
+    layers = [np.array([np.asarray(point[k], dtype=float) for point in checkpoints]) for k in range(depth)]
     pairs = [top_singular_pairs(stack) for stack in layers]
     return tuple(LayerState(tuple(stack[t] for stack in layers),
                             np.array([float(np.linalg.norm(stack[t])) for stack in layers]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numerics.linear_networks import balanced_initialization, layer_state, run_flow
+from numerics.linear_networks import balanced_initialization, layer_state, layer_states, run_flow
 from numerics.losses import Objective
 from numerics.networks import fully_connected
 
@@ -47,3 +47,13 @@ def test_run_flow_starts_at_theta0_whether_or_not_times_begin_with_zero():
     for W, W0 in zip(without_zero.initial_layers, layers):
         np.testing.assert_array_equal(W, W0)
     assert not np.array_equal(without_zero.states[-1].layers[0], layers[0])  # the flow moved: the last state differs
+
+
+def test_layer_states_refuse_checkpoints_of_different_depths() -> None:
+    """A checkpoint with a layer more or less than the others is refused, in either order (it was read with the
+    first checkpoint's depth: a shorter one failed on a missing layer, a longer one lost its extra layers)."""
+    two, three = [np.eye(2), np.ones((1, 2))], [np.eye(2), np.eye(2), np.ones((1, 2))]
+    for checkpoints in ([two, three], [three, two], [two, two, three]):
+        with pytest.raises(ValueError, match=r"same number of layers, got \[2, 3\]"):
+            layer_states(checkpoints)
+    assert len(layer_states([three, three])) == 2 and layer_state(two).frobenius.shape == (2,)
