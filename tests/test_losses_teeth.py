@@ -281,3 +281,45 @@ def test_a_zero_dimensional_array_is_one_value() -> None:
     for value in (2.0, -750.0, 1e305, -np.inf):
         expected = logsumexp(np.array(value), axis=-1)
         assert float_logsumexp(np.array(value)) == expected and np.ndim(float_logsumexp(np.array(value))) == 0
+
+
+def test_logsumexp_takes_the_fast_path_exactly_for_nonempty_float64_ndarrays(monkeypatch):
+    """The fast path is float_logsumexp (scipy's operations, bit for bit: tests/test_losses.py), taken for a
+    nonempty float64 ndarray and for nothing else: not an ndarray subclass (np.matrix keeps two axes under
+    max()), not float32, not an empty array."""
+    import numpy.ma
+
+    from numerics import losses
+
+    taken = []
+    monkeypatch.setattr(losses, "float_logsumexp", lambda values: taken.append(type(values)) or 0.0)
+    assert _logsumexp(np.array([1.0, 2.0])) == 0.0 and taken == [np.ndarray]
+    for other in (numpy.ma.masked_array([1.0, 2.0]), np.array([1.0, 2.0], dtype=np.float32), np.zeros((2, 0))):
+        _logsumexp(other)
+    assert taken == [np.ndarray]
+
+
+def test_margin_descent_weights_each_sample_by_its_label():
+    """−∇L = Σ_i −ℓ'(q_i) y_i ∇Φ(θ; x_i), q_i = y_i Φ(θ; x_i): labels other than ±1 (2 and −1/2) on the generic
+    backend against the compiled field, and against central differences of L."""
+    net, X, y = fully_connected([2, 2, 1], "relu"), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([2.0, -0.5])
+    theta = np.array([0.3, -0.2, 0.5, 0.1, 0.7, -0.4])
+    compiled = Objective(net, X, y, "logistic").descent(theta)
+    with generic_only():
+        generic = Objective(net, X, y, "logistic")
+        np.testing.assert_allclose(generic.descent(theta), compiled, rtol=1e-13)
+        h = 1e-6
+        central = [(generic.value(theta + h * e) - generic.value(theta - h * e)) / (2 * h) for e in np.eye(6)]
+    np.testing.assert_allclose(-compiled, central, rtol=1e-7, atol=1e-10)
+
+
+def test_a_multiprecision_scale_beyond_the_float_range_stays_on_the_generic_path():
+    """descent(θ, log_scale) with an mpmath log_scale (a log clock far out: e¹⁰⁰⁰ overflows float64) is computed
+    in multiprecision, e¹⁰⁰⁰·(−∇L(θ)) with finite entries; a float log_scale takes the compiled field."""
+    net, X, y = fully_connected([2, 2, 1], "relu"), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1.0, -1.0])
+    theta = np.array([0.3, -0.2, 0.5, 0.1, 0.7, -0.4])
+    objective = Objective(net, X, y, "logistic")
+    far = objective.descent(theta, mpmath.mpf(1000))
+    assert far.dtype == object and all(mpmath.isfinite(v) for v in far)
+    for got, expected in zip(far, objective.descent(theta)):
+        assert abs(got / mpmath.exp(1000) - expected) <= 1e-12 * max(abs(expected), 1e-300)
