@@ -103,8 +103,8 @@ def top_singular_pair(W: Array) -> tuple[float, np.ndarray, np.ndarray]:
     matrix = _as_matrix(W)
     if 0 in matrix.shape:
         raise ValueError(f"a matrix of shape {matrix.shape} has no singular pair")
-    sigma, u, v = top_singular_pairs(matrix[None])
-    return float(sigma[0]), u[0], v[0]
+    (sigma,), (u,), (v,) = top_singular_pairs(matrix[None])
+    return float(sigma), u, v
 
 
 def top_singular_pairs(Ws: Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,11 +114,9 @@ def top_singular_pairs(Ws: Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     stack = _as_float_array(Ws)
     if stack.ndim != 3:
         raise ValueError(f"expected a stack of matrices, got an array of shape {stack.shape}")
-    k, m, n = stack.shape
+    _, m, n = stack.shape
     if m == 0 or n == 0:
         raise ValueError(f"matrices of shape {(m, n)} have no singular pair")
-    if k == 0:
-        return np.zeros(0), np.zeros((0, m)), np.zeros((0, n))
     U, S, Vt = np.linalg.svd(stack, full_matrices=False)
     u, v = U[:, :, 0], Vt[:, 0, :]
     signs = _fix_signs(u)[:, None]
