@@ -236,6 +236,8 @@ def test_join_inverts_split_and_matrices_with_a_batch_axis() -> None:
     ([np.zeros(6), np.zeros(3)], "layer 2 has 2 parameters"),
     ([np.zeros(6)], "one part per layer: 1 parts for 2 layers"),
     ([np.zeros(6), np.zeros(2), np.zeros(1)], "one part per layer: 3 parts for 2 layers"),
+    ([np.zeros(6), np.float64(0.0)], r"layer 2 has 2 parameters \(shape \(1, 2\)\); got a part of shape \(\)"),
+    ([np.zeros(6), np.zeros(())], r"got a part of shape \(\)"),  # a scalar, not a vector of one
 ])
 def test_join_refuses_parts_of_the_wrong_size(parts: list, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
