@@ -100,3 +100,25 @@ def test_default_backtracking_limit_is_1100():
                                lambda x: np.eye(1), np.array([0.0]))
     assert not result.converged and "no acceptable step after 1100 backtracks" in result.message
     assert result.iterations == 0 and result.evaluations == 1 + 1100 and result.x[0] == 0.0
+
+
+def test_a_negative_squared_decrement_reads_as_zero() -> None:
+    """λ² = −gᵀΔx can come out negative by rounding; the decrement reported is √max(λ², 0) = 0, not NaN (here
+    the Hessian −I makes λ² = −10⁻⁴⁰ on a flat objective, the size of a rounding error)."""
+    found = damped_newton(lambda x: 0.0, lambda x: np.array([1e-20, 0.0]), lambda x: -np.eye(2), np.zeros(2))
+    assert found.converged and found.decrement == 0.0
+
+
+def test_the_last_full_step_is_taken_when_it_rises_by_exactly_the_rounding_allowance() -> None:
+    """At convergence the full Newton step is taken unless f rises by more than 10⁻¹²·max(1, |f|): a rise of
+    exactly that is taken (one iteration, x moved), one ulp more is not (x kept, zero iterations)."""
+    allowance = 1.0 + 1e-12  # f + 1e-12·relative_scale(f) at f = 1
+
+    def run(final_value: float):
+        return damped_newton(lambda x: 1.0 if x[0] == 0.0 else final_value, lambda x: np.array([1e-10]),
+                             lambda x: np.eye(1), np.zeros(1))
+
+    taken = run(allowance)
+    assert taken.iterations == 1 and taken.x[0] == -1e-10 and taken.value == allowance
+    kept = run(np.nextafter(allowance, 2.0))
+    assert kept.iterations == 0 and kept.x[0] == 0.0 and kept.value == 1.0

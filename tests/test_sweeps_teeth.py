@@ -373,9 +373,11 @@ def test_a_pool_worker_runs_its_blas_on_one_thread(monkeypatch) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
     before = threadpoolctl.threadpool_info()
     try:
+        threadpoolctl.threadpool_limits(2)  # more than one to start from, also in a process pinned to one CPU
         sweeps._one_thread_per_worker()
         assert os.environ["OMP_NUM_THREADS"] == "1"
         assert {pool["num_threads"] for pool in threadpoolctl.threadpool_info()} == {1}
     finally:
         for pool in before:
             threadpoolctl.threadpool_limits(pool["num_threads"], user_api=pool["user_api"])
+
