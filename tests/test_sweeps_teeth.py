@@ -381,3 +381,23 @@ def test_a_pool_worker_runs_its_blas_on_one_thread(monkeypatch) -> None:
         for pool in before:
             threadpoolctl.threadpool_limits(pool["num_threads"], user_api=pool["user_api"])
 
+
+
+@pytest.mark.parametrize("confidence", [0.0, -0.5, 1.0, 1.5])
+def test_a_confidence_outside_the_open_unit_interval_is_refused(confidence: float) -> None:
+    """Confidences 0 and 1 are the edges (an interval of no coverage, and the whole of [0, 1]): refused like
+    anything outside, by both the interval and the run count."""
+    with pytest.raises(ValueError, match=f"not {confidence}"):
+        clopper_pearson(1, 2, confidence)
+    with pytest.raises(ValueError, match=f"at {confidence}"):
+        runs_for_width(0.1, confidence)
+
+
+def test_runs_for_width_accepts_the_whole_unit_interval_and_nothing_wider() -> None:
+    """A width of 1 (any interval of a probability fits) is allowed: ⌈1.01·z²⌉ runs, z = Φ⁻¹(0.9995); 0 and a
+    width above 1 are refused."""
+    z = 3.2905267314919255
+    assert runs_for_width(1.0) == math.ceil(1.01 * z**2) == 11
+    for width in (0.0, 1.0 + 1e-12):
+        with pytest.raises(ValueError, match=f"not width {width}"):
+            runs_for_width(width)
