@@ -323,3 +323,17 @@ def test_a_multiprecision_scale_beyond_the_float_range_stays_on_the_generic_path
     assert far.dtype == object and all(mpmath.isfinite(v) for v in far)
     for got, expected in zip(far, objective.descent(theta)):
         assert abs(got / mpmath.exp(1000) - expected) <= 1e-12 * max(abs(expected), 1e-300)
+
+
+def test_a_model_without_an_input_dimension_takes_any_data_matrix():
+    """The input-dimension check applies to models that state one (d_in); a model without the attribute is
+    taken with its data as given (it reads X itself)."""
+
+    class Rowsum:
+        d_out, n_params = 1, 1
+
+        def forward(self, theta, X):
+            return theta[0] * np.sum(X, axis=1, keepdims=True)
+
+    objective = Objective(Rowsum(), np.ones((3, 5)), np.ones((3, 1)), "square")
+    assert objective.X.shape == (3, 5)
