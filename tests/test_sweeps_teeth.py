@@ -382,7 +382,6 @@ def test_a_pool_worker_runs_its_blas_on_one_thread(monkeypatch) -> None:
             threadpoolctl.threadpool_limits(pool["num_threads"], user_api=pool["user_api"])
 
 
-
 @pytest.mark.parametrize("confidence", [0.0, -0.5, 1.0, 1.5])
 def test_a_confidence_outside_the_open_unit_interval_is_refused(confidence: float) -> None:
     """Confidences 0 and 1 are the edges (an interval of no coverage, and the whole of [0, 1]): refused like
