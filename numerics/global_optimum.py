@@ -173,8 +173,9 @@ def _project(g: np.ndarray, cone: np.ndarray) -> _Projection:
     if positive:
         Bp = cone[positive]
         normal = E.canonical(Bp @ Bp.T)
+        # normal equations of a Gram matrix are consistent: nearest_solution never returns None here
         solved = E.nearest_solution(normal, E.canonical(-(Bp @ g)), E.rationalize(beta[positive]))
-        if solved is not None and np.all(E.signs(solved) >= 0):
+        if np.all(E.signs(solved) >= 0):
             exact_beta = np.array([sympy.Integer(0)] * len(beta), dtype=object)
             exact_beta[positive] = solved
             candidates.append(exact_beta)

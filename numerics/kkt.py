@@ -430,6 +430,20 @@ class SecondOrderResult:
     sufficient: bool = False  # H ≻ 0 on that subspace ⊇ critical cone: second-order sufficient, strict local min
 
 
+def _smooth_kkt_point(model: Network, first: KKTResult, X: Any, y: Any
+                      ) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, list[int], np.ndarray, np.ndarray]:
+    """The KKT point ``first`` in the arithmetic of its check: (exact, θ, X, y, the active samples, their
+    multipliers λ, J with rows ∇q_i of the active margins)."""
+    _, X, y, _ = _inputs(model, first.theta, X, y)
+    exact = first.exact  # True only from kkt_check's exact branches, which float input never reaches
+    theta = first.theta if exact else B.to_float(first.theta)
+    X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
+    active = list(first.active)
+    lam = first.multipliers[active] if exact else B.to_float(first.multipliers)[active]
+    J = y[active, None] * model.jacobian(theta, X[active])[:, 0, :]  # rows ∇q_i
+    return exact, theta, X, y, active, lam, J
+
+
 def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float = 1e-6) -> SecondOrderResult:
     """Second-order necessary condition at a smooth KKT point with LICQ.
 
@@ -446,13 +460,7 @@ def second_order_check(model: Network, theta: Any, X: Any, y: Any, *, tol: float
     if first.kinks:
         return SecondOrderResult("unsupported", False, "a hidden pre-activation of an active sample is 0: the "
                                  "constraint is not twice differentiable there", first)
-    _, X, y, _ = _inputs(model, first.theta, X, y)
-    exact = first.exact  # True only from kkt_check's exact branches, which float input never reaches
-    theta = first.theta if exact else B.to_float(first.theta)
-    X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
-    active = list(first.active)
-    lam = first.multipliers[active] if exact else B.to_float(first.multipliers)[active]
-    J = y[active, None] * model.jacobian(theta, X[active])[:, 0, :]  # rows ∇q_i
+    exact, theta, X, y, active, lam, J = _smooth_kkt_point(model, first, X, y)
     rank = len(E.independent_rows(J)) if exact else int(np.linalg.matrix_rank(J))
     if rank < len(active):
         return SecondOrderResult("unsupported", exact, "LICQ fails (active gradients are linearly dependent): "
@@ -497,17 +505,11 @@ def lagrangian_curvature(model: Network, theta: Any, X: Any, y: Any, direction: 
     first = kkt_check(model, theta, X, y)
     if first.status != "kkt" or first.kinks:
         raise ValueError(f"needs a smooth KKT point, got {first.status} with {len(first.kinks)} kinks")
-    _, X, y, _ = _inputs(model, first.theta, X, y)
-    exact = first.exact  # True only from kkt_check's exact branches, which float input never reaches
-    theta = first.theta if exact else B.to_float(first.theta)
-    X, y = (X, y) if exact else (B.to_float(X), B.to_float(y))
+    exact, theta, X, y, active, lam, J = _smooth_kkt_point(model, first, X, y)
     d = E.to_exact(direction) if exact else np.asarray(B.to_float(direction), dtype=float)
-    active = list(first.active)
-    lam = first.multipliers[active] if exact else B.to_float(first.multipliers)[active]
     hessian = _lagrangian_hessian(model, theta, X[active], lam * y[active], exact)
     if hessian is None:
         raise ValueError("no finite-difference step keeps the activation pattern")
-    J = y[active, None] * model.jacobian(theta, X[active])[:, 0, :]
     if exact:
         slopes, value = E.canonical(E.matvec(J, d)), E.canonical_number(E.dot(d, E.matvec(hessian, d)))
         lam_signs, slope_signs = E.signs(lam), E.signs(slopes)
