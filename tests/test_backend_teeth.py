@@ -142,6 +142,18 @@ def test_to_object_mp_evaluates_sympy_numbers_to_the_working_precision(dps: int)
         assert out[3] == mpmath.mpf(0.1)
 
 
+
+@pytest.mark.parametrize("dps, bits", [(15, 53), (30, 103)])
+@pytest.mark.parametrize("below", [1, 4])
+def test_to_object_mp_rounds_just_past_a_tie_to_the_nearest(dps: int, bits: int, below: int) -> None:
+    """v = 1 + 2^−bits (the midpoint between 1 and the next mpf at ``bits`` bits) + 2^−(bits+12+below): the nearest
+    mpf is 1 + 2^−(bits−1). Evaluated with five guard digits (about 16 bits) the excess survives and rounds up;
+    with four (about 13 bits) it would be lost and the tie broken to even, down to 1."""
+    v = 1 + sympy.Rational(1, 2**bits) + sympy.Rational(1, 2 ** (bits + 12 + below))
+    with mpmath.workdps(dps):
+        assert mpmath.mp.prec == bits
+        assert B.to_object([v], "mp")[0] == 1 + mpmath.mpf(2) ** (1 - bits)
+
 def test_to_float_from_every_system() -> None:
     expected = np.array([[0.5, -1.0], [1 / 3, 2.0]])
     for values in (B.to_object([[0.5, -1], ["1/3", 2]]), B.to_object([[0.5, -1], ["1/3", 2]], "mp"),
