@@ -67,11 +67,12 @@ def test_tensor_fields_take_float_data_only() -> None:
 
 
 def test_the_size_limits_are_closed_at_their_edges() -> None:
-    """At most MAX_PARAMETERS parameters and MAX_PRODUCTS products per sample (6 per weight entry)."""
-    X, y = data(3, MAX_PARAMETERS + 1)
-    at_limit = Network((Dense(1, MAX_PARAMETERS),), "linear")
-    assert field_architecture(Objective(at_limit, X[:, :MAX_PARAMETERS], y, "logistic")) is not None
-    beyond = Network((Dense(1, MAX_PARAMETERS + 1),), "linear")
+    """At most 100 parameters (MAX_PARAMETERS, written out: the test must not move with the constant) and
+    MAX_PRODUCTS products per sample (6 per weight entry)."""
+    X, y = data(3, 101)
+    at_limit = Network((Dense(1, 100),), "linear")
+    assert field_architecture(Objective(at_limit, X[:, :100], y, "logistic")) is not None
+    beyond = Network((Dense(1, 101),), "linear")
     assert field_architecture(Objective(beyond, X, y, "logistic")) is None
     # weight sharing: few parameters, many entries
     X, y = data(3, 30)
@@ -93,6 +94,24 @@ class _TwoParameterEntry(Layer):
 
     def pullback(self, G):
         return np.stack([G[..., 0, 0], G[..., 0, 0] + G[..., 0, 1]], axis=-1)
+
+
+class _TwoParameterColumn(Layer):
+    """W(u) = [[u0 + u1], [u1]]: no parameter appears twice in a row, but the first entry is two parameters."""
+
+    shape, n_params = (2, 1), 2
+
+    def matrix(self, u):
+        return np.stack([u[..., 0] + u[..., 1], u[..., 1]], axis=-1)[..., :, None]
+
+    def pullback(self, G):
+        return np.stack([G[..., 0, 0], G[..., 0, 0] + G[..., 1, 0]], axis=-1)
+
+
+def test_an_entry_that_sums_two_parameters_down_a_column_stays_on_the_generic_backend() -> None:
+    X, y = data(3, 1)
+    obj = Objective(Network((_TwoParameterColumn(), Dense(1, 2)), "linear"), X, y, "logistic")
+    assert field_architecture(obj) is None and compiled_field(obj) is None
 
 
 def test_an_entry_that_sums_two_parameters_stays_on_the_generic_backend() -> None:
