@@ -163,3 +163,23 @@ def test_a_compiled_field_converts_theta_of_any_float_type() -> None:
     actual = field.evaluate(half)
     assert actual.log_loss == expected.log_loss and np.array_equal(actual.descent, expected.descent)
 
+
+
+@pytest.mark.parametrize("loss", ["logistic", "exponential"])
+def test_the_margin_field_of_a_leaky_network_at_a_kink_uses_the_stated_slope_at_zero(loss: str) -> None:
+    """Leaky ReLU (a = 1/4) with σ'(0) stated as 1/2: at z = 0 the slope is a + (1 − a)·σ'(0) = 5/8. A hidden unit
+    with zero incoming weights sits at z = 0 on every sample; the compiled margin field's descent direction there
+    is the generic backend's (which a slope of a + (1 ∓ 1 − a)·σ'(0) would not match)."""
+    net = leaky_relu_network([Dense(3, 2), Dense(1, 3)], 0.25, relu_slope_at_zero=0.5)
+    rng = np.random.default_rng(8)
+    obj = Objective(net, rng.normal(size=(5, 2)), np.sign(rng.normal(size=5)), loss)
+    field, generic = obj.compiled(), generic_twin(obj)
+    assert isinstance(field, compiled_fields.CompiledField)
+    kinked = rng.normal(size=net.n_params)
+    kinked[:2] = 0.0
+    evaluation = field.evaluate(kinked, 0.0, True)
+    with generic_only():
+        log_loss, descent = generic.log_value_and_descent(kinked)
+    assert np.isclose(evaluation.log_loss, log_loss, rtol=1e-13)
+    np.testing.assert_allclose(evaluation.descent, descent, rtol=1e-12, atol=1e-14)
+    assert np.linalg.norm(evaluation.descent[:2]) > 1e-3  # the kinked unit's incoming weights move by its slope
