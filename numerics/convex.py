@@ -297,6 +297,14 @@ def parametrized_program(key: Hashable, build: Callable[[], T]) -> T:
     return programs[key]
 
 
+def _clear_programs() -> None:
+    """Forget this thread's programs (the next call of each key builds afresh), as ``lru_cache``'s cache_clear."""
+    _PROGRAMS.__dict__.pop("cache", None)
+
+
+parametrized_program.cache_clear = _clear_programs  # type: ignore[attr-defined]
+
+
 def _template(norm: Norm, constraint: Constraint, shape: tuple[int, int], solver: str) -> _Template:
     def build() -> _Template:
         A, b = cp.Parameter(shape), cp.Parameter(shape[0])

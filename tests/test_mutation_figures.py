@@ -203,6 +203,44 @@ def test_a_memoized_result_is_credited_to_every_test_that_reads_it(
     assert (entry["selection"], entry["tests"], entry["outcome"]) == ("line", 2, "killed")
 
 
+def test_memo_caches_a_measured_module_imports_are_emptied_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A memo defined elsewhere can gate a measured module's lines: global_optimum's program builder runs inside
+    numerics.convex.parametrized_program only on a key's first call, so without emptying it a later test that
+    reuses the program was never credited with the builder's lines (a relaxed cone constraint survived that way).
+    Measured here: a toy module with its own ``functools.cache`` and the imported ``parametrized_program``."""
+    import functools
+    import types
+
+    from numerics.convex import parametrized_program
+    from verify import mutation_coverage
+
+    toy = types.ModuleType("toy_measured")
+    toy.__file__ = str(tmp_path / "toy_measured.py")
+    calls: list[str] = []
+
+    @functools.cache
+    def own() -> int:
+        calls.append("own")
+        return 1
+
+    toy.own, toy.parametrized_program, toy.shared = own, parametrized_program, own  # the same memo twice
+    monkeypatch.setitem(sys.modules, "toy_measured", toy)
+    monkeypatch.setattr(mutation_coverage, "_include_real", {os.path.realpath(toy.__file__)})
+
+    def build() -> str:
+        calls.append("build")
+        return "program"
+
+    for _ in range(2):
+        assert own() == 1 and parametrized_program(("toy",), build) == "program"
+    assert calls == ["own", "build"]
+    assert mutation_coverage.clear_memo_caches() == 2
+    assert own() == 1 and parametrized_program(("toy",), build) == "program"
+    assert calls == ["own", "build", "own", "build"]
+    monkeypatch.setattr(mutation_coverage, "_include_real", set())  # nothing measured: nothing emptied
+    assert mutation_coverage.clear_memo_caches() == 0
+
+
 IMPORT_TIME = '''\
 import functools
 

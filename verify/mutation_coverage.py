@@ -8,7 +8,8 @@ context. At the end it saves the data (one file per process, for pytest-xdist) a
 duration and outcome as JSON. Python subprocesses a test starts are measured too, and credited to that test
 (``verify/mutation_subprocess/sitecustomize.py``, on the baseline's ``PYTHONPATH``).
 
-Before each test the plugin empties the memo caches (``functools.cache``, ``lru_cache``) of the measured modules:
+Before each test the plugin empties the memo caches (``functools.cache``, ``lru_cache``, anything with a
+``cache_clear``) that the measured modules define or import:
 otherwise a result one test computed and a later test reused would credit its lines to the first test alone, and a
 mutant there would never run the later one (two claims of a module that share one cached run, say).
 
@@ -59,17 +60,18 @@ def _measured(path: str | None) -> bool:
 
 
 def clear_memo_caches() -> int:
-    """Empty the memo caches of the functions defined at module level in the measured modules (those coverage
-    includes); the number emptied."""
-    cleared = 0
-    for name, module in list(sys.modules.items()):
+    """Empty the memo caches that the measured modules (those coverage includes) hold at module level: their own
+    memoized functions and the ones they import (a memo defined elsewhere can gate their lines too: a builder
+    passed to :func:`numerics.convex.parametrized_program` runs only on its first key); the number emptied."""
+    emptied: set[int] = set()
+    for module in list(sys.modules.values()):
         if module is None or not _measured(getattr(module, "__file__", None)):
             continue
         for value in list(vars(module).values()):
-            if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
+            if id(value) not in emptied and callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
-                cleared += 1
-    return cleared
+                emptied.add(id(value))
+    return len(emptied)
 
 
 @pytest.hookimpl(hookwrapper=True)
