@@ -661,9 +661,11 @@ def margin_functions(model: Network, X: np.ndarray, y: np.ndarray) -> tuple[Call
                                                                              Callable[[np.ndarray], np.ndarray]]:
     """θ ↦ q(θ) = y ⊙ Φ(θ; X) and θ ↦ ∂q/∂θ (n × p) in float64 for the constrained solvers (SLSQP calls them 10⁴–10⁵
     times): one compiled call each where a compiled field runs ``model``, else the generic forward pass and
-    Jacobian."""
+    Jacobian. Raises ValueError for a model with more than one output (margins need one)."""
+    if getattr(model, "d_out", 1) != 1:
+        raise ValueError(f"margins need a model with one output, not {model.d_out}")
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    if isinstance(model, Network) and model.d_out == 1:
+    if isinstance(model, Network):
         field = compiled_field(Objective(model, X, y, "exponential"))  # margins do not depend on the loss
         if field is not None:
             return field.margins, field.margin_jacobian

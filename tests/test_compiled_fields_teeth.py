@@ -18,6 +18,7 @@ from numerics.compiled_fields import (
     field_architecture,
     generic_only,
     margin_functions,
+    supports,
 )
 from numerics.losses import Objective
 from numerics.networks import Dense, Layer, Network, circulant, fully_connected
@@ -130,3 +131,29 @@ def test_margin_functions_of_a_small_network_are_the_compiled_fields() -> None:
     theta = np.random.default_rng(2).normal(size=net.n_params)
     assert np.allclose(margins(theta), y * net.forward(theta, X)[:, 0], rtol=1e-12)
     assert np.allclose(jacobian(theta), y[:, None] * net.jacobian(theta, X)[:, 0, :], rtol=1e-12, atol=1e-14)
+
+
+def test_margin_functions_refuse_a_model_with_two_outputs() -> None:
+    """y ⊙ Φ needs one output; the generic Jacobian would otherwise read the first output's block only."""
+    X, y = data(4, 2)
+    with pytest.raises(ValueError, match="one output, not 2"):
+        margin_functions(fully_connected([2, 3, 2], "relu"), X, y)
+
+
+def test_supports_says_which_objectives_a_compiled_field_runs() -> None:
+    X, y = data(4, 101)
+    assert supports(Objective(fully_connected([2, 3, 1], "relu"), X[:, :2], y, "logistic"))
+    assert not supports(Objective(Network((Dense(1, 101),), "linear"), X, y, "logistic"))  # over 100 parameters
+    assert supports(Objective(fully_connected_tensor([3, 2, 2]), X[:, :3], y, "logistic"))
+    assert not supports(Objective(fully_connected_tensor([3, 2, 2]), X[:, :3].astype(object), y, "logistic"))
+
+
+def test_a_field_takes_theta_as_any_sequence_of_numbers() -> None:
+    """A list, an int array and a float64 array give the same evaluation (a list has no dtype to inspect)."""
+    X, y = data(4, 2)
+    field = Objective(fully_connected([2, 2, 1], "relu"), X, y, "logistic").compiled()
+    theta = [1, -2, 0, 3, 2, -1]
+    expected = field.evaluate(np.array(theta, dtype=np.float64))
+    for given in (theta, np.array(theta)):
+        evaluation = field.evaluate(given)
+        assert evaluation.log_loss == expected.log_loss and np.array_equal(evaluation.descent, expected.descent)
