@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from numerics import compiled_fields
 from numerics.compiled_descent import MAX_PRODUCTS
 from numerics.compiled_fields import (
     MARGIN_JACOBIAN,
@@ -157,3 +158,14 @@ def test_a_field_takes_theta_as_any_sequence_of_numbers() -> None:
     for given in (theta, np.array(theta)):
         evaluation = field.evaluate(given)
         assert evaluation.log_loss == expected.log_loss and np.array_equal(evaluation.descent, expected.descent)
+
+
+class _FloatSubclass(np.ndarray):
+    """A float64 ndarray subclass: its operators may be overridden, so the kernels do not take it."""
+
+
+def test_compiled_fields_take_only_plain_real_arrays() -> None:
+    X, y = data(4, 2)
+    assert compiled_fields._float_numbers(X) and compiled_fields._float_numbers(X.astype(int))
+    for refused in (X.view(_FloatSubclass), X.tolist(), X.astype(object), X.astype(complex)):
+        assert not compiled_fields._float_numbers(refused)
