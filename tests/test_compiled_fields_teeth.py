@@ -169,3 +169,21 @@ def test_compiled_fields_take_only_plain_real_arrays() -> None:
     assert compiled_fields._float_numbers(X) and compiled_fields._float_numbers(X.astype(int))
     for refused in (X.view(_FloatSubclass), X.tolist(), X.astype(object), X.astype(complex)):
         assert not compiled_fields._float_numbers(refused)
+
+
+class _IgnoredParameter(Layer):
+    """W(u) = [[u0, 0]]: the second parameter sits at no entry (its gradient is 0, and the kernel would not know it)."""
+
+    shape, n_params = (1, 2), 2
+
+    def matrix(self, u):
+        return np.stack([u[..., 0], 0 * u[..., 1]], axis=-1)[..., None, :]
+
+    def pullback(self, G):
+        return np.stack([G[..., 0, 0], 0 * G[..., 0, 1]], axis=-1)
+
+
+def test_a_parameter_at_no_entry_stays_on_the_generic_backend() -> None:
+    X, y = data(3, 2)
+    obj = Objective(Network((_IgnoredParameter(),), "linear"), X, y, "logistic")
+    assert field_architecture(obj) is None and compiled_field(obj) is None
