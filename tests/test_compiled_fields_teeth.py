@@ -85,40 +85,34 @@ def test_the_size_limits_are_closed_at_their_edges() -> None:
     assert field_architecture(Objective(small, X[:, :10], y, "logistic")).products == 660
 
 
-class _TwoParameterEntry(Layer):
-    """W(u) = [u0 + u1, u1]: an entry that is not a single parameter."""
+class _BasisLayer(Layer):
+    """W(u) = Σ_k u_k basis[k] for a 0/1 basis of any pattern, unlike the built-in layers (one parameter per entry)."""
 
-    shape, n_params = (1, 2), 2
-
-    def matrix(self, u):
-        first = u[..., 0] + u[..., 1]
-        return np.stack([first, u[..., 1]], axis=-1)[..., None, :]
-
-    def pullback(self, G):
-        return np.stack([G[..., 0, 0], G[..., 0, 0] + G[..., 0, 1]], axis=-1)
-
-
-class _TwoParameterColumn(Layer):
-    """W(u) = [[u0 + u1], [u1]]: no parameter appears twice in a row, but the first entry is two parameters."""
-
-    shape, n_params = (2, 1), 2
+    def __init__(self, basis) -> None:
+        self.basis = np.asarray(basis, dtype=float)
+        self.n_params, self.shape = self.basis.shape[0], self.basis.shape[1:]
 
     def matrix(self, u):
-        return np.stack([u[..., 0] + u[..., 1], u[..., 1]], axis=-1)[..., :, None]
+        return np.einsum("...p,pij->...ij", u, self.basis)
 
     def pullback(self, G):
-        return np.stack([G[..., 0, 0], G[..., 0, 0] + G[..., 1, 0]], axis=-1)
+        return np.einsum("...ij,pij->...p", G, self.basis)
+
+
+TWO_PARAMETER_ENTRY = [[[1, 0]], [[1, 1]]]  # W(u) = [u0 + u1, u1]: an entry that is not a single parameter
+TWO_PARAMETER_COLUMN = [[[1], [0]], [[1], [1]]]  # [[u0 + u1], [u1]]: no parameter twice in a row, yet the same
+IGNORED_PARAMETER = [[[1, 0]], [[0, 0]]]  # [u0, 0]: u1 at no entry (its gradient is 0, unknown to a kernel)
 
 
 def test_an_entry_that_sums_two_parameters_down_a_column_stays_on_the_generic_backend() -> None:
     X, y = data(3, 1)
-    obj = Objective(Network((_TwoParameterColumn(), Dense(1, 2)), "linear"), X, y, "logistic")
+    obj = Objective(Network((_BasisLayer(TWO_PARAMETER_COLUMN), Dense(1, 2)), "linear"), X, y, "logistic")
     assert field_architecture(obj) is None and compiled_field(obj) is None
 
 
 def test_an_entry_that_sums_two_parameters_stays_on_the_generic_backend() -> None:
     X, y = data(3, 2)
-    obj = Objective(Network((_TwoParameterEntry(),), "linear"), X, y, "logistic")
+    obj = Objective(Network((_BasisLayer(TWO_PARAMETER_ENTRY),), "linear"), X, y, "logistic")
     assert field_architecture(obj) is None and compiled_field(obj) is None
     theta = np.array([0.3, -0.8])
     assert np.allclose(obj.margins(theta), y * (X @ np.array([-0.5, -0.8])))
@@ -171,19 +165,7 @@ def test_compiled_fields_take_only_plain_real_arrays() -> None:
         assert not compiled_fields._float_numbers(refused)
 
 
-class _IgnoredParameter(Layer):
-    """W(u) = [[u0, 0]]: the second parameter sits at no entry (its gradient is 0, and the kernel would not know it)."""
-
-    shape, n_params = (1, 2), 2
-
-    def matrix(self, u):
-        return np.stack([u[..., 0], 0 * u[..., 1]], axis=-1)[..., None, :]
-
-    def pullback(self, G):
-        return np.stack([G[..., 0, 0], 0 * G[..., 0, 1]], axis=-1)
-
-
 def test_a_parameter_at_no_entry_stays_on_the_generic_backend() -> None:
     X, y = data(3, 2)
-    obj = Objective(Network((_IgnoredParameter(),), "linear"), X, y, "logistic")
+    obj = Objective(Network((_BasisLayer(IGNORED_PARAMETER),), "linear"), X, y, "logistic")
     assert field_architecture(obj) is None and compiled_field(obj) is None
